@@ -1,0 +1,62 @@
+// `npm test`: the whole suite on the embedded stores, then again with Postgres on a server
+// when one is reachable (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test).
+// Each run prints mocha's report; the last line sums both runs.
+import { spawn } from 'node:child_process';
+import pg from 'pg';
+
+const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const extraArgs = process.argv.slice(2);
+
+interface RunResult {
+  passed: number;
+  failed: number;
+  pending: number;
+  exitCode: number;
+}
+
+function runMocha(label: string, env: NodeJS.ProcessEnv): Promise<RunResult> {
+  process.stdout.write(`\n=== ${label} ===\n`);
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['node_modules/mocha/bin/mocha.js', ...extraArgs], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      process.stdout.write(chunk);
+    });
+    child.on('close', (code) => {
+      const count = (word: string) => Number(new RegExp(`(\\d+) ${word}`).exec(output)?.[1] ?? 0);
+      resolve({ passed: count('passing'), failed: count('failing'), pending: count('pending'), exitCode: code ?? 1 });
+    });
+  });
+}
+
+async function reachable(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+const results: RunResult[] = [];
+results.push(await runMocha('embedded stores (chDB + PGlite)', { ...process.env }));
+if (await reachable(serverUrl)) {
+  const shown = serverUrl.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+  results.push(await runMocha(`Postgres server ${shown} (ClickHouse embedded)`, { ...process.env, ALERTMON_TEST_POSTGRES_URL: serverUrl }));
+} else {
+  process.stdout.write(`\nNo Postgres server at TEST_DATABASE_URL; the server-mode run is skipped.\n`);
+}
+
+const total = results.reduce((t, r) => ({ passed: t.passed + r.passed, failed: t.failed + r.failed, pending: t.pending + r.pending }), {
+  passed: 0,
+  failed: 0,
+  pending: 0,
+});
+const failedRun = results.some((r) => r.exitCode !== 0);
+process.stdout.write(`\ntests: ${total.passed} passed, ${total.failed} failed, ${total.pending} skipped\n`);
+process.exit(failedRun || total.failed > 0 ? 1 : 0);

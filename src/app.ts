@@ -1,0 +1,45 @@
+// Builds the Koa app from its dependencies; it does not listen. Which parts of the
+// interface an app serves depends on the process role (see main.ts).
+import Koa from 'koa';
+import type { TokenAuthenticator } from './auth/tokens.js';
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+import type { Stores } from './stores/index.js';
+import { adminRoutes } from './http/admin/routes.js';
+import type { AppState } from './http/context.js';
+import { healthRoutes } from './http/health/routes.js';
+import { authenticate } from './http/middleware/authenticate.js';
+import { errorHandler } from './http/middleware/errorHandler.js';
+import { jsonBody } from './http/middleware/jsonBody.js';
+import { requestContext } from './http/middleware/requestContext.js';
+
+export interface AppDeps {
+  readonly config: Config;
+  readonly stores: Stores;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly tokens: TokenAuthenticator;
+}
+
+/** control: the REST API and admin API; logs: POST /v1.0/logs. */
+export type Plane = 'control' | 'logs';
+
+export function buildApp(deps: AppDeps, planes: ReadonlySet<Plane>): Koa<AppState> {
+  const app = new Koa<AppState>({ proxy: false });
+  app.silent = true; // errorHandler logs what matters
+
+  app.use(requestContext(deps.logger, deps.metrics));
+  app.use(errorHandler(deps.logger));
+
+  const health = healthRoutes(deps.stores, deps.metrics);
+  app.use(health.routes());
+  // The admin router answers only its own routes; anything else falls through to auth.
+  if (planes.has('control')) app.use(adminRoutes(deps.config.adminToken, deps.stores).routes());
+
+  // Everything below needs a workspace token, including routes that do not exist.
+  app.use(authenticate(deps.tokens));
+  app.use(jsonBody());
+
+  return app;
+}

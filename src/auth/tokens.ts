@@ -1,0 +1,74 @@
+// Workspaces and their bearer tokens. A token is 32 random bytes (base64url) behind a
+// recognisable prefix; only its SHA-256 is stored, and lookups go by that hash.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Queryable } from '../stores/postgres.js';
+
+const TOKEN_PREFIX = 'alm_';
+
+export interface Workspace {
+  readonly userId: string;
+}
+
+export interface IssuedToken {
+  readonly token: string;
+  readonly userId: string;
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** Compares two secrets in constant time (by their hashes, so lengths may differ). */
+export function secretsEqual(a: string, b: string): boolean {
+  return timingSafeEqual(Buffer.from(hashToken(a), 'hex'), Buffer.from(hashToken(b), 'hex'));
+}
+
+/** Creates the workspace on first use, updates its owner email when given, and issues one more token. */
+export async function issueToken(db: Queryable, userId: string, email: string | undefined): Promise<IssuedToken> {
+  const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
+  await db.query(
+    `INSERT INTO workspaces (user_id, email) VALUES ($1, $2)
+     ON CONFLICT (user_id) DO UPDATE
+       SET email = COALESCE(EXCLUDED.email, workspaces.email),
+           updated_at = CASE WHEN EXCLUDED.email IS NULL THEN workspaces.updated_at ELSE now() END`,
+    [userId, email ?? null],
+  );
+  await db.query('INSERT INTO api_tokens (token_hash, user_id, token_prefix) VALUES ($1, $2, $3)', [
+    hashToken(token),
+    userId,
+    token.slice(0, TOKEN_PREFIX.length + 4),
+  ]);
+  return { token, userId };
+}
+
+/**
+ * Finds the workspace of a token. Answers are cached for a short time so that the ingest
+ * hot path does not query Postgres on every request; unknown tokens are never cached.
+ */
+export class TokenAuthenticator {
+  private readonly cache = new Map<string, { workspace: Workspace; expiresAt: number }>();
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly ttlMs = 60_000,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  async authenticate(token: string): Promise<Workspace | null> {
+    const hash = hashToken(token);
+    const now = Date.now();
+    const cached = this.cache.get(hash);
+    if (cached && cached.expiresAt > now) return cached.workspace;
+
+    const rows = await this.db.query<{ user_id: string }>('SELECT user_id FROM api_tokens WHERE token_hash = $1', [hash]);
+    const row = rows[0];
+    if (!row) {
+      this.cache.delete(hash);
+      return null;
+    }
+    const workspace: Workspace = { userId: row.user_id };
+    if (this.cache.size >= this.maxEntries) this.cache.clear();
+    this.cache.set(hash, { workspace, expiresAt: now + this.ttlMs });
+    return workspace;
+  }
+}

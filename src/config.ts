@@ -1,0 +1,228 @@
+// Configuration is read once from the environment into a typed, frozen object.
+// A bad value never starts the service: every problem is collected and reported together.
+import path from 'node:path';
+
+export const ROLES = ['all', 'api', 'ingest', 'worker'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface ClickHouseConfig {
+  /** ClickHouse server over HTTP; null = embedded chDB engine under DATA_DIR/clickhouse. */
+  readonly url: string | null;
+  readonly user: string;
+  readonly password: string;
+  readonly database: string;
+}
+
+export interface IngestConfig {
+  /** Records waiting for their insert; a batch that does not fit is answered 503. */
+  readonly queueMaxRecords: number;
+  /** A flush starts as soon as this many records wait. */
+  readonly batchMaxRecords: number;
+  /** ... or when the oldest waiting record has waited this long. */
+  readonly flushIntervalMs: number;
+}
+
+export interface Config {
+  readonly role: Role;
+  readonly host: string;
+  readonly port: number;
+  readonly logsPort: number | null;
+  readonly dataDir: string;
+  readonly clickhouse: ClickHouseConfig;
+  /** Postgres server URL; null = embedded PGlite under DATA_DIR/postgres. */
+  readonly databaseUrl: string | null;
+  readonly adminToken: string | null;
+  readonly logLevel: LogLevel;
+  readonly shutdownTimeoutMs: number;
+  readonly ingest: IngestConfig;
+  readonly evalIntervalMs: number;
+  readonly evalGraceMs: number;
+  readonly smtpUrl: string | null;
+  readonly emailFrom: string;
+  readonly slackWebhookOrigin: string;
+  readonly discordWebhookOrigins: readonly string[];
+  readonly telegramApiOrigin: string;
+  readonly allowPrivateTargets: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Reads one variable at a time, recording problems instead of throwing at the first one. */
+class EnvReader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  raw(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  optional(name: string): string | null {
+    return this.raw(name) ?? null;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    const parsed = /^-?\d+$/.test(value) ? Number(value) : NaN;
+    if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+      return this.fail(name, `must be an integer from ${min} to ${max}`, value, fallback);
+    }
+    return parsed;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(value)) {
+      return this.fail(name, `must be one of ${allowed.join(', ')}`, value, fallback);
+    }
+    return value as T;
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (['1', 'true', 'yes'].includes(value.toLowerCase())) return true;
+    if (['0', 'false', 'no'].includes(value.toLowerCase())) return false;
+    return this.fail(name, 'must be 1/true/yes or 0/false/no', value, fallback);
+  }
+
+  url(name: string, protocols: readonly string[], fallback: string | null): string | null {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    try {
+      const parsed = new URL(value);
+      if (protocols.includes(parsed.protocol)) return value;
+    } catch {
+      // reported below
+    }
+    return this.fail(name, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`, redactUrl(value), fallback);
+  }
+
+  /** An origin such as https://hooks.slack.com: scheme, host and port only. */
+  origin(name: string, value: string): string {
+    try {
+      const parsed = new URL(value);
+      if ((parsed.protocol === 'https:' || parsed.protocol === 'http:') && parsed.origin === value.replace(/\/$/, '')) {
+        return parsed.origin;
+      }
+    } catch {
+      // reported below
+    }
+    return this.fail(name, 'must be an origin such as https://example.com (no path)', value, value);
+  }
+
+  fail<T>(name: string, rule: string, value: string, fallback: T): T {
+    this.problems.push(`${name} ${rule} (got ${JSON.stringify(value)})`);
+    return fallback;
+  }
+}
+
+/** Hides a password in a URL so it can be shown in an error message. */
+function redactUrl(value: string): string {
+  return value.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const read = new EnvReader(env);
+
+  const port = read.integer('PORT', 8080, 0, 65535);
+  const logsPortRaw = read.raw('LOGS_PORT');
+  const logsPort = logsPortRaw === undefined ? null : read.integer('LOGS_PORT', 0, 0, 65535);
+
+  const database = read.string('CLICKHOUSE_DATABASE', 'alertmon');
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(database)) {
+    read.fail('CLICKHOUSE_DATABASE', 'must be an identifier (letters, digits, _; not starting with a digit)', database, null);
+  }
+
+  const adminToken = read.optional('ADMIN_TOKEN');
+  if (adminToken !== null && adminToken.length < 16) {
+    read.problems.push('ADMIN_TOKEN must be at least 16 characters long (got a shorter value)');
+  }
+
+  const ingest: IngestConfig = {
+    queueMaxRecords: read.integer('INGEST_QUEUE_MAX_RECORDS', 200_000, 250, 10_000_000),
+    batchMaxRecords: read.integer('INGEST_BATCH_MAX_RECORDS', 50_000, 1, 1_000_000),
+    flushIntervalMs: read.integer('INGEST_FLUSH_INTERVAL_MS', 50, 0, 10_000),
+  };
+
+  const discordOrigins = read
+    .string('DISCORD_WEBHOOK_ORIGINS', 'https://discord.com,https://discordapp.com')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '')
+    .map((o) => read.origin('DISCORD_WEBHOOK_ORIGINS', o));
+
+  const config: Config = {
+    role: read.oneOf('ROLE', ROLES, 'all'),
+    host: read.string('HOST', '127.0.0.1'),
+    port,
+    logsPort,
+    dataDir: path.resolve(read.string('DATA_DIR', './data')),
+    clickhouse: {
+      url: read.url('CLICKHOUSE_URL', ['http:', 'https:'], null),
+      user: read.string('CLICKHOUSE_USER', 'default'),
+      password: read.string('CLICKHOUSE_PASSWORD', ''),
+      database,
+    },
+    databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:'], null),
+    adminToken,
+    logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 30_000, 0, 600_000),
+    ingest,
+    evalIntervalMs: read.integer('EVAL_INTERVAL_MS', 15_000, 100, 86_400_000),
+    evalGraceMs: read.integer('EVAL_GRACE_MS', 5_000, 0, 3_600_000),
+    smtpUrl: read.url('SMTP_URL', ['smtp:', 'smtps:'], null),
+    emailFrom: read.string('EMAIL_FROM', 'alertmon@localhost'),
+    slackWebhookOrigin: read.origin('SLACK_WEBHOOK_ORIGIN', read.string('SLACK_WEBHOOK_ORIGIN', 'https://hooks.slack.com')),
+    discordWebhookOrigins: discordOrigins,
+    telegramApiOrigin: read.origin('TELEGRAM_API_ORIGIN', read.string('TELEGRAM_API_ORIGIN', 'https://api.telegram.org')),
+    allowPrivateTargets: read.boolean('ALLOW_PRIVATE_TARGETS', false),
+  };
+
+  if (logsPort !== null && logsPort !== 0 && logsPort === port) {
+    read.problems.push(`LOGS_PORT must differ from PORT (both are ${port})`);
+  }
+  if (ingest.batchMaxRecords > ingest.queueMaxRecords) {
+    read.problems.push(
+      `INGEST_BATCH_MAX_RECORDS (${ingest.batchMaxRecords}) must not exceed INGEST_QUEUE_MAX_RECORDS (${ingest.queueMaxRecords})`,
+    );
+  }
+
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Roles that serve each part of the HTTP interface. */
+export function servesControlPlane(role: Role): boolean {
+  return role === 'all' || role === 'api';
+}
+export function servesIngest(role: Role): boolean {
+  return role === 'all' || role === 'ingest';
+}
+export function runsWorker(role: Role): boolean {
+  return role === 'all' || role === 'worker';
+}

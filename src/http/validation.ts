@@ -1,0 +1,119 @@
+// JSON Schema (ajv) is the one source of truth for request validation. This module
+// compiles schemas and rewords ajv's errors, in one place, into {path, message} details.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { validationFailed, type ErrorDetail } from '../errors.js';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+
+function createAjv(coerceTypes: boolean): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: true, coerceTypes, useDefaults: false, allowUnionTypes: true });
+  addFormats(ajv);
+  return ajv;
+}
+
+const bodyAjv = createAjv(false);
+// Query strings arrive as text: "10" is coerced to 10, "ten" still fails.
+const queryAjv = createAjv(true);
+
+/** Patterns used in schemas, with what a failed match means in words. */
+export const PATTERNS = {
+  notBlank: '\\S',
+  uuidOrBlank: '^(\\s*|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$',
+  workspaceId: '^[A-Za-z0-9][A-Za-z0-9._@+-]*$',
+} as const;
+
+const PATTERN_MESSAGES: Record<string, string> = {
+  [PATTERNS.notBlank]: 'must not be blank',
+  [PATTERNS.uuidOrBlank]: 'must be a UUID',
+  [PATTERNS.workspaceId]: 'must start with a letter or digit and contain only letters, digits and . _ @ + -',
+};
+
+const FORMAT_MESSAGES: Record<string, string> = {
+  'date-time': 'must be an ISO 8601 date-time with a timezone, e.g. 2026-11-21T14:04:00Z',
+  email: 'must be a valid email address',
+};
+
+const TYPE_NAMES: Record<string, string> = {
+  number: 'a number',
+  integer: 'an integer',
+  string: 'a string',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+
+function reword(error: ErrorObject): ErrorDetail {
+  const path = error.instancePath;
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return { path: `${path}/${String(p.additionalProperty)}`, message: 'is not a known field' };
+    case 'required':
+      return { path: `${path}/${String(p.missingProperty)}`, message: 'is required' };
+    case 'type': {
+      const types = String(p.type).split(',').map((t) => TYPE_NAMES[t] ?? t);
+      return { path, message: `must be ${types.join(' or ')}` };
+    }
+    case 'enum':
+      return { path, message: `must be one of: ${(p.allowedValues as unknown[]).map(String).join(', ')}` };
+    case 'maxItems':
+      return { path, message: `must have at most ${String(p.limit)} items` };
+    case 'minLength':
+      return { path, message: Number(p.limit) === 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters` };
+    case 'maxLength':
+      return { path, message: `must be at most ${String(p.limit)} characters` };
+    case 'maxProperties':
+      return { path, message: `must have at most ${String(p.limit)} keys` };
+    case 'pattern':
+      return { path, message: PATTERN_MESSAGES[String(p.pattern)] ?? 'has an invalid format' };
+    case 'format':
+      return { path, message: FORMAT_MESSAGES[String(p.format)] ?? `must be a valid ${String(p.format)}` };
+    case 'minimum':
+    case 'maximum':
+      return { path, message: `must be ${error.keyword === 'minimum' ? '>=' : '<='} ${String(p.limit)}` };
+    default:
+      return { path, message: error.message ?? 'is invalid' };
+  }
+}
+
+/** Problems found by a compiled schema, reworded; empty when the value is valid. */
+export function problemsOf(validate: ValidateFunction, value: unknown): ErrorDetail[] {
+  if (validate(value)) return [];
+  const seen = new Set<string>();
+  const details: ErrorDetail[] = [];
+  for (const error of validate.errors ?? []) {
+    // ajv explains a failed `if`/`anyOf` twice; the specific errors are enough.
+    if (error.keyword === 'if' || error.keyword === 'anyOf') continue;
+    const detail = reword(error);
+    const key = `${detail.path}\u0000${detail.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      details.push(detail);
+    }
+  }
+  return details;
+}
+
+export type Validator<T> = (value: unknown) => T;
+
+function validatorFrom<T>(ajv: Ajv, schema: object): Validator<T> {
+  const validate = ajv.compile(schema);
+  return (value) => {
+    const details = problemsOf(validate, value);
+    if (details.length > 0) throw validationFailed(details);
+    return value as T;
+  };
+}
+
+/** Validates a parsed JSON body; throws 400 validation_failed listing every problem. */
+export const bodyValidator = <T>(schema: object): Validator<T> => validatorFrom<T>(bodyAjv, schema);
+
+/** Validates (and coerces) a query-string object such as ctx.query. */
+export const queryValidator = <T>(schema: object): Validator<T> => validatorFrom<T>(queryAjv, schema);
+
+/** Compiles a schema without wrapping it, for callers that collect problems themselves. */
+export const compileBodySchema = (schema: object): ValidateFunction => bodyAjv.compile(schema);

@@ -1,0 +1,64 @@
+import client from 'prom-client';
+
+/** One registry per process (and per test app), holding every metric the service exports. */
+export function createMetrics() {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry, prefix: 'alertmon_' });
+
+  const metrics = {
+    registry,
+    httpRequests: new client.Counter({
+      name: 'alertmon_http_requests_total',
+      help: 'HTTP requests answered, by method, route and status.',
+      labelNames: ['method', 'route', 'status'] as const,
+      registers: [registry],
+    }),
+    ingestedRecords: new client.Counter({
+      name: 'alertmon_ingested_records_total',
+      help: 'Log records stored in ClickHouse (retried duplicates excluded).',
+      registers: [registry],
+    }),
+    duplicateRecords: new client.Counter({
+      name: 'alertmon_duplicate_records_total',
+      help: 'Log records acknowledged without being stored again because their log_id was already accepted.',
+      registers: [registry],
+    }),
+    rejectedRecords: new client.Counter({
+      name: 'alertmon_rejected_records_total',
+      help: 'Log records refused, by reason (invalid, overload, storage_error).',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    ingestQueueDepth: new client.Gauge({
+      name: 'alertmon_ingest_queue_depth',
+      help: 'Log records waiting for their ClickHouse insert.',
+      registers: [registry],
+    }),
+    clickhouseInsertSeconds: new client.Histogram({
+      name: 'alertmon_clickhouse_insert_seconds',
+      help: 'Duration of one group-commit insert into ClickHouse.',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    clickhouseInsertRows: new client.Histogram({
+      name: 'alertmon_clickhouse_insert_rows',
+      help: 'Rows written by one group-commit insert into ClickHouse.',
+      buckets: [1, 10, 100, 1000, 5000, 10000, 25000, 50000, 100000],
+      registers: [registry],
+    }),
+    evaluations: new client.Counter({
+      name: 'alertmon_evaluations_total',
+      help: 'Policy evaluations performed.',
+      registers: [registry],
+    }),
+    deliveries: new client.Counter({
+      name: 'alertmon_deliveries_total',
+      help: 'Notification delivery attempts, by outcome.',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+  };
+  return metrics;
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,96 @@
+// Starts the parts of alertmon that this process's role runs, and stops them in order.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { TokenAuthenticator } from './auth/tokens.js';
+import { buildApp, type Plane } from './app.js';
+import { servesControlPlane, servesIngest, type Config } from './config.js';
+import type { Logger } from './logger.js';
+import { createMetrics } from './metrics.js';
+import { openStores, storeOptions, type Stores } from './stores/index.js';
+
+export interface Service {
+  /** Base URL of the main listener (PORT). */
+  readonly url: string;
+  /** Base URL of the LOGS_PORT listener, when one is configured. */
+  readonly logsUrl: string | null;
+  readonly stores: Stores;
+  /** Stops accepting, finishes in-flight requests, then closes the stores. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Stores opened by the caller (tests); otherwise opened from config, and closed with the service. */
+  readonly stores?: Stores;
+}
+
+export async function startService(config: Config, logger: Logger, options: StartOptions = {}): Promise<Service> {
+  const stores = options.stores ?? (await openStores(storeOptions(config)));
+  const metrics = createMetrics();
+  const deps = { config, stores, logger, metrics, tokens: new TokenAuthenticator(stores.postgres) };
+
+  const mainPlanes = new Set<Plane>();
+  if (servesControlPlane(config.role)) mainPlanes.add('control');
+  if (servesIngest(config.role)) mainPlanes.add('logs');
+
+  const servers: http.Server[] = [];
+  try {
+    const main = await listen(buildApp(deps, mainPlanes).callback(), config.port, config.host);
+    servers.push(main);
+    let logsServer: http.Server | null = null;
+    if (config.logsPort !== null && servesIngest(config.role)) {
+      logsServer = await listen(buildApp(deps, new Set<Plane>(['logs'])).callback(), config.logsPort, config.host);
+      servers.push(logsServer);
+    }
+    const url = baseUrl(main, config.host);
+    const logsUrl = logsServer && baseUrl(logsServer, config.host);
+    logger.info('listening', { url, logs_url: logsUrl, role: config.role, clickhouse: stores.clickhouse.mode, postgres: stores.postgres.mode });
+
+    let closing: Promise<void> | null = null;
+    return {
+      url,
+      logsUrl,
+      stores,
+      close() {
+        closing ??= (async () => {
+          await Promise.all(servers.map((s) => stopServer(s, config.shutdownTimeoutMs)));
+          if (!options.stores) await stores.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    await Promise.all(servers.map((s) => stopServer(s, 0)));
+    if (!options.stores) await stores.close();
+    throw err;
+  }
+}
+
+function listen(handler: http.RequestListener, port: number, host: string): Promise<http.Server> {
+  return new Promise((resolve, reject) => {
+    const server = http.createServer({ keepAliveTimeout: 65_000 }, handler);
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
+function baseUrl(server: http.Server, host: string): string {
+  const { port } = server.address() as AddressInfo;
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${port}`;
+}
+
+/** Stops accepting and waits for in-flight requests; after timeoutMs, cuts the rest. */
+function stopServer(server: http.Server, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,61 @@
+// Starts the whole service in-process on real stores, on an ephemeral port.
+import { loadConfig } from '../../src/config.js';
+import { createLogger, type Logger } from '../../src/logger.js';
+import { startService, type Service } from '../../src/service.js';
+import { openStores, type OpenStoresOptions, type Stores } from '../../src/stores/index.js';
+import { request, type RequestOptions, type TestResponse } from './http.js';
+import { freshStoreOptions } from './stores.js';
+
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TestService {
+  readonly url: string;
+  readonly logsUrl: string | null;
+  readonly stores: Stores;
+  readonly storeOptions: OpenStoresOptions;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  /** Issues a token for a workspace through the admin API. */
+  tokenFor(userId: string, email?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface TestServiceOptions {
+  readonly env?: Record<string, string>;
+  /** Reopen these stores (restart tests) instead of fresh ones. */
+  readonly storeOptions?: OpenStoresOptions;
+  /** Receives the service's log lines (default: silent). */
+  readonly logger?: Logger;
+}
+
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...options.env });
+  const storeOptions = options.storeOptions ?? (await freshStoreOptions());
+  const stores = await openStores(storeOptions);
+  let service: Service;
+  try {
+    service = await startService(config, options.logger ?? createLogger('silent'), { stores });
+  } catch (err) {
+    await stores.close();
+    throw err;
+  }
+  const call = <T>(method: string, path: string, opts?: RequestOptions) => request<T>(service.url, method, path, opts);
+  return {
+    url: service.url,
+    logsUrl: service.logsUrl,
+    stores,
+    storeOptions,
+    request: call,
+    async tokenFor(userId, email) {
+      const res = await call<{ token: string }>('POST', '/v1.0/admin/tokens', {
+        token: TEST_ADMIN_TOKEN,
+        body: email === undefined ? { user_id: userId } : { user_id: userId, email },
+      });
+      if (res.status !== 201) throw new Error(`token for ${userId}: ${res.status} ${res.text}`);
+      return res.body.token;
+    },
+    async close() {
+      await service.close();
+      await stores.close();
+    },
+  };
+}

@@ -1,0 +1,79 @@
+// Real stores for tests. ClickHouse: the embedded engine binds one data path per process, so
+// every suite shares it and gets a database of its own. Postgres: embedded PGlite in a folder
+// of its own (copied from a template, which is much faster than a fresh initdb), or, when
+// ALERTMON_TEST_POSTGRES_URL is set, a fresh database on that server.
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { openPostgres } from '../../src/stores/postgres.js';
+import { openStores, type OpenStoresOptions, type Stores } from '../../src/stores/index.js';
+
+export const testRoot = mkdtempSync(path.join(os.tmpdir(), 'alertmon-test-'));
+const clickhousePath = path.join(testRoot, 'clickhouse');
+const serverUrl = process.env.ALERTMON_TEST_POSTGRES_URL ?? null;
+
+export const postgresMode: 'embedded' | 'server' = serverUrl === null ? 'embedded' : 'server';
+
+export function uniqueName(prefix: string): string {
+  return `${prefix}_${randomBytes(6).toString('hex')}`;
+}
+
+let template: Promise<string> | null = null;
+function pgliteTemplate(): Promise<string> {
+  template ??= (async () => {
+    const dir = path.join(testRoot, 'pglite-template');
+    const store = await openPostgres({ mode: 'embedded', dir });
+    await store.close();
+    return dir;
+  })();
+  return template;
+}
+
+const serverDatabases: string[] = [];
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function onServer<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl! });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Options for a new, empty pair of stores. Open them (again) with openStores. */
+export async function freshStoreOptions(): Promise<OpenStoresOptions> {
+  const clickhouse = { mode: 'embedded', path: clickhousePath, database: uniqueName('t') } as const;
+  if (serverUrl !== null) {
+    const database = uniqueName('alertmon_test');
+    await onServer((c) => c.query(`CREATE DATABASE ${database}`));
+    serverDatabases.push(database);
+    return { clickhouse, postgres: { mode: 'server', url: withDatabase(serverUrl, database), poolMax: 4 } };
+  }
+  const dir = path.join(testRoot, uniqueName('pglite'));
+  cpSync(await pgliteTemplate(), dir, { recursive: true });
+  return { clickhouse, postgres: { mode: 'embedded', dir } };
+}
+
+export async function openFreshStores(): Promise<{ stores: Stores; options: OpenStoresOptions }> {
+  const options = await freshStoreOptions();
+  return { stores: await openStores(options), options };
+}
+
+/** Drops the server databases and removes the temporary files of this test process. */
+export async function removeTestStores(): Promise<void> {
+  if (serverUrl !== null && serverDatabases.length > 0) {
+    await onServer(async (c) => {
+      for (const db of serverDatabases.splice(0)) await c.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+    });
+  }
+  rmSync(testRoot, { recursive: true, force: true });
+}
