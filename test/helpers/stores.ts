@@ -77,3 +77,11 @@ export async function removeTestStores(): Promise<void> {
   }
   rmSync(testRoot, { recursive: true, force: true });
 }
+
+/** Environment for a service process of its own: DATA_DIR, and a fresh server database in server mode. */
+export async function freshProcessEnv(): Promise<Record<string, string>> {
+  const env: Record<string, string> = { DATA_DIR: mkdtempSync(path.join(testRoot, 'proc-')) };
+  const options = await freshStoreOptions();
+  if (options.postgres.mode === 'server') env.DATABASE_URL = options.postgres.url;
+  return env;
+}
