@@ -1,14 +1,19 @@
 // Builds the Koa app from its dependencies; it does not listen. Which parts of the
 // interface an app serves depends on the process role (see main.ts).
 import Koa from 'koa';
+import type Router from '@koa/router';
 import type { TokenAuthenticator } from './auth/tokens.js';
 import type { Config } from './config.js';
+import type { EventDirectory } from './ingest/eventDirectory.js';
+import type { LogIngestor } from './ingest/logIngestor.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { Stores } from './stores/index.js';
 import { adminRoutes } from './http/admin/routes.js';
 import type { AppState } from './http/context.js';
+import { eventRoutes } from './http/events/routes.js';
 import { healthRoutes } from './http/health/routes.js';
+import { logRoutes } from './http/logs/routes.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errorHandler.js';
 import { jsonBody } from './http/middleware/jsonBody.js';
@@ -20,6 +25,9 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly tokens: TokenAuthenticator;
+  readonly directory: EventDirectory;
+  /** Present in processes that ingest logs. */
+  readonly ingestor: LogIngestor | null;
 }
 
 /** control: the REST API and admin API; logs: POST /v1.0/logs. */
@@ -41,5 +49,13 @@ export function buildApp(deps: AppDeps, planes: ReadonlySet<Plane>): Koa<AppStat
   app.use(authenticate(deps.tokens));
   app.use(jsonBody());
 
+  const routers: Router<AppState>[] = [];
+  if (planes.has('logs') && deps.ingestor) routers.push(logRoutes(deps.ingestor, deps.metrics));
+  if (planes.has('control')) {
+    const { ingestor } = deps;
+    const betweenInserts = <R>(fn: () => Promise<R>) => (ingestor ? ingestor.runExclusive(fn) : fn());
+    routers.push(eventRoutes({ stores: deps.stores, directory: deps.directory, betweenInserts }));
+  }
+  for (const router of routers) app.use(router.routes()).use(router.allowedMethods({ throw: true }));
   return app;
 }

@@ -5,6 +5,8 @@ import { TokenAuthenticator } from './auth/tokens.js';
 import { buildApp, type Plane } from './app.js';
 import { servesControlPlane, servesIngest, type Config } from './config.js';
 import type { Logger } from './logger.js';
+import { EventDirectory } from './ingest/eventDirectory.js';
+import { LogIngestor } from './ingest/logIngestor.js';
 import { createMetrics } from './metrics.js';
 import { openStores, storeOptions, type Stores } from './stores/index.js';
 
@@ -26,7 +28,13 @@ export interface StartOptions {
 export async function startService(config: Config, logger: Logger, options: StartOptions = {}): Promise<Service> {
   const stores = options.stores ?? (await openStores(storeOptions(config)));
   const metrics = createMetrics();
-  const deps = { config, stores, logger, metrics, tokens: new TokenAuthenticator(stores.postgres) };
+  const directory = new EventDirectory(stores.postgres);
+  let ingestor: LogIngestor | null = null;
+  if (servesIngest(config.role)) {
+    ingestor = new LogIngestor({ clickhouse: stores.clickhouse, directory, config: config.ingest, metrics, logger });
+    await ingestor.start();
+  }
+  const deps = { config, stores, logger, metrics, tokens: new TokenAuthenticator(stores.postgres), directory, ingestor };
 
   const mainPlanes = new Set<Plane>();
   if (servesControlPlane(config.role)) mainPlanes.add('control');
@@ -53,6 +61,7 @@ export async function startService(config: Config, logger: Logger, options: Star
       close() {
         closing ??= (async () => {
           await Promise.all(servers.map((s) => stopServer(s, config.shutdownTimeoutMs)));
+          await ingestor?.drain();
           if (!options.stores) await stores.close();
         })();
         return closing;

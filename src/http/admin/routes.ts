@@ -1,18 +1,20 @@
-// The admin API: issues workspace tokens. Guarded by ADMIN_TOKEN; absent without it.
+// The admin API: issues workspace tokens and runs analysts' read-only SQL on ClickHouse
+// (the embedded engine lives inside this process). Guarded by ADMIN_TOKEN; absent without it.
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { issueToken, secretsEqual } from '../../auth/tokens.js';
-import { notFound, unauthorized } from '../../errors.js';
+import { badRequest, notFound, unauthorized } from '../../errors.js';
 import type { Stores } from '../../stores/index.js';
 import type { AppState } from '../context.js';
 import { bearerToken } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/jsonBody.js';
 import { bodyValidator } from '../validation.js';
-import { issueTokenSchema, type IssueTokenBody } from './schemas.js';
+import { analystQuerySchema, issueTokenSchema, type AnalystQueryBody, type IssueTokenBody } from './schemas.js';
 
 export const ADMIN_PREFIX = '/v1.0/admin';
 
 const validateIssueToken = bodyValidator<IssueTokenBody>(issueTokenSchema);
+const validateAnalystQuery = bodyValidator<AnalystQueryBody>(analystQuerySchema);
 
 function requireAdmin(adminToken: string | null): Middleware<AppState> {
   return async (ctx, next) => {
@@ -34,6 +36,16 @@ export function adminRoutes(adminToken: string | null, stores: Stores): Router<A
     ctx.body = { token: issued.token, user_id: issued.userId };
   });
 
+  // Rows as a JSON array; the session is readonly=1 with bounded result size and time.
+  router.post('/sql', async (ctx) => {
+    const { query } = validateAnalystQuery(ctx.request.body);
+    try {
+      ctx.body = await stores.clickhouse.queryReadonly(query);
+    } catch (err) {
+      const message = err instanceof Error ? err.message.split('\n')[0]!.trim() : String(err);
+      throw badRequest('sql_error', message);
+    }
+  });
 
   return router;
 }

@@ -15,3 +15,15 @@ export const issueTokenSchema = {
   },
 } as const;
 
+export interface AnalystQueryBody {
+  query: string;
+}
+
+export const analystQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['query'],
+  properties: {
+    query: { type: 'string', pattern: PATTERNS.notBlank, maxLength: 100_000 },
+  },
+} as const;

@@ -1,0 +1,56 @@
+// Reads rollup buckets of one event, newest first. Buckets are combined at read time with
+// the same functions the tables aggregate with, so unmerged parts never show twice.
+import type { Workspace } from '../auth/tokens.js';
+import type { ClickHouseStore } from '../stores/clickhouse.js';
+import type { Page } from '../http/params.js';
+
+export const PERIODS = ['minute', 'hour', 'day'] as const;
+export type Period = (typeof PERIODS)[number];
+
+const TABLES: Record<Period, string> = { minute: 'rollup_minute', hour: 'rollup_hour', day: 'rollup_day' };
+
+export interface RollupBucket {
+  /** Start of the bucket, ms since the epoch. */
+  readonly start: number;
+  readonly count: number;
+  readonly value: number;
+  readonly squares: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+export interface BucketRange {
+  /** Buckets starting at or after this instant (ms). */
+  readonly from?: number;
+  /** Buckets starting before this instant (ms). */
+  readonly to?: number;
+}
+
+export async function readRollupBuckets(
+  clickhouse: ClickHouseStore,
+  ws: Workspace,
+  eventId: string,
+  period: Period,
+  page: Page,
+  range: BucketRange = {},
+): Promise<RollupBucket[]> {
+  const table = TABLES[period];
+  const conditions = ['r.workspace_id = {ws:String}', 'r.event_id = {event:UUID}'];
+  if (range.from !== undefined) conditions.push('r.bucket >= fromUnixTimestamp64Milli({from:Int64})');
+  if (range.to !== undefined) conditions.push('r.bucket < fromUnixTimestamp64Milli({to:Int64})');
+  const result = await clickhouse.client.query({
+    // Columns are qualified (r.) so that the aliases below do not shadow them.
+    query: `
+      SELECT toUnixTimestamp(r.bucket) * 1000 AS start,
+             sum(r.count) AS count, sum(r.value) AS value, sum(r.squares) AS squares,
+             min(r.min) AS min, max(r.max) AS max
+      FROM ${table} AS r
+      WHERE ${conditions.join(' AND ')}
+      GROUP BY r.bucket
+      ORDER BY r.bucket DESC
+      LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+    query_params: { ws: ws.userId, event: eventId, from: range.from, to: range.to, limit: page.limit, offset: page.offset },
+    format: 'JSONEachRow',
+  });
+  return result.json<RollupBucket>();
+}

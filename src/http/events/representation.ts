@@ -1,0 +1,36 @@
+import type { Period, RollupBucket } from '../../analytics/rollups.js';
+import type { EventDefinition } from '../../events/definitions.js';
+
+/** An event definition as the API shows it: timestamps as ISO 8601 UTC with milliseconds. */
+export function eventDefinitionJson(d: EventDefinition) {
+  return {
+    event_id: d.event_id,
+    user_id: d.user_id,
+    event: d.event,
+    agent: d.agent,
+    title: d.title,
+    description: d.description,
+    unit: d.unit,
+    timezone: d.timezone,
+    public: d.public,
+    share_token: d.share_token,
+    created_at: d.created_at.toISOString(),
+    updated_at: d.updated_at.toISOString(),
+  };
+}
+
+/** A rollup item (INTERFACE §2.7). */
+export function rollupItemJson(d: EventDefinition, period: Period, b: RollupBucket) {
+  return {
+    event_id: d.event_id,
+    agent: d.agent,
+    event: d.event,
+    period,
+    occurred_at: new Date(b.start).toISOString(),
+    count: b.count,
+    value: b.value,
+    squares: b.squares,
+    min: b.min,
+    max: b.max,
+  };
+}

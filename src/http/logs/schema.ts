@@ -1,0 +1,36 @@
+import { PATTERNS } from '../validation.js';
+
+export const MAX_LOGS_PER_REQUEST = 250;
+export const MAX_NAME_LENGTH = 200;
+export const MAX_META_BYTES = 1024;
+export const MAX_META_KEYS = 10;
+export const MAX_AGE_MS = 30 * 86_400_000;
+export const MAX_AHEAD_MS = 1 * 86_400_000;
+
+/** A log record as sent (INTERFACE §2.6). Rules JSON Schema cannot say are in validateLogBatch. */
+export interface LogRecordInput {
+  log_id?: string | null;
+  agent?: string | null;
+  event: string;
+  value: number;
+  occurred_at?: string | null;
+  meta?: unknown;
+}
+
+export const logBatchSchema = {
+  type: 'array',
+  maxItems: MAX_LOGS_PER_REQUEST,
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['event', 'value'],
+    properties: {
+      log_id: { type: ['string', 'null'], pattern: PATTERNS.uuidOrBlank },
+      agent: { type: ['string', 'null'] },
+      event: { type: 'string', pattern: PATTERNS.notBlank },
+      value: { type: 'number' },
+      occurred_at: { type: ['string', 'null'], format: 'date-time' },
+      meta: {},
+    },
+  },
+} as const;

@@ -1,0 +1,48 @@
+// Re-buckets an event's day rollup after its timezone changed: the day rows are deleted and
+// rebuilt from the minute rollup, grouped by local midnight of the new timezone. Callers run
+// it between two ingest inserts (LogIngestor.runExclusive), so no row is counted twice.
+//
+// Minute rollups live 90 days. An event created in the last 60 days has all its data there
+// (logs are accepted at most 30 days late) and is rebuilt whole; an older one is rebuilt
+// from its first day row within the last 89 days, and older days keep their buckets.
+import type { ClickHouseStore } from '../stores/clickhouse.js';
+
+const FULL_REBUILD_MAX_EVENT_AGE_MS = 60 * 86_400_000;
+const PARTIAL_REBUILD_DAYS = 89;
+
+export async function rebucketDayRollups(
+  clickhouse: ClickHouseStore,
+  workspaceId: string,
+  eventId: string,
+  eventCreatedAt: Date,
+  timezone: string,
+): Promise<void> {
+  const params = { ws: workspaceId, event: eventId, tz: timezone, since: 0 };
+  if (Date.now() - eventCreatedAt.getTime() > FULL_REBUILD_MAX_EVENT_AGE_MS) {
+    // Cut at an existing day boundary, so every minute lands in exactly one day row.
+    const result = await clickhouse.client.query({
+      query: `SELECT toUnixTimestamp(min(bucket)) AS since FROM rollup_day
+              WHERE workspace_id = {ws:String} AND event_id = {event:UUID} AND bucket >= now() - INTERVAL ${PARTIAL_REBUILD_DAYS} DAY`,
+      query_params: params,
+      format: 'JSONEachRow',
+    });
+    const [row] = await result.json<{ since: number }>();
+    params.since = row?.since ?? Math.floor(Date.now() / 1000);
+  }
+  await clickhouse.client.command({
+    query: `DELETE FROM rollup_day
+            WHERE workspace_id = {ws:String} AND event_id = {event:UUID} AND bucket >= fromUnixTimestamp({since:UInt32})`,
+    query_params: params,
+  });
+  await clickhouse.client.command({
+    query: `
+      INSERT INTO rollup_day
+      SELECT m.workspace_id, m.event_id, toDateTime(toStartOfDay(m.bucket, {tz:String}), 'UTC') AS day,
+             anyLast(m.agent), anyLast(m.event), sum(m.count), sum(m.value), sum(m.squares), min(m.min), max(m.max),
+             varSampStableMergeState(m.variance), quantilesTDigestMergeState(0.95, 0.99)(m.quantiles)
+      FROM rollup_minute AS m
+      WHERE m.workspace_id = {ws:String} AND m.event_id = {event:UUID} AND m.bucket >= fromUnixTimestamp({since:UInt32})
+      GROUP BY m.workspace_id, m.event_id, day`,
+    query_params: params,
+  });
+}

@@ -1,0 +1,102 @@
+// The start of a record's local day in an IANA timezone, as a UTC instant. ClickHouse takes
+// only constant timezones, so the day bucket of each record is computed here at ingest.
+// A day starts at local midnight; where midnight does not exist (clocks jump forward at
+// 00:00, e.g. America/Santiago), it starts at the first instant of that date.
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timezone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timezone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(timezone, f);
+  }
+  return f;
+}
+
+/** The canonical name of a timezone Intl knows (e.g. "utc" → "UTC"), or null. */
+export function canonicalTimezone(name: string): string | null {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+/** UTC offset in ms of `timezone` at the instant `epochMs`. */
+function offsetAt(timezone: string, epochMs: number): number {
+  const seconds = Math.floor(epochMs / 1000) * 1000;
+  const parts: Record<string, number> = {};
+  for (const p of formatterFor(timezone).formatToParts(new Date(seconds))) {
+    if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  }
+  const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+  return wall - seconds;
+}
+
+/** The UTC instant at which the local date (y, m, d) begins in `timezone`. */
+function startOfLocalDate(timezone: string, year: number, month: number, day: number): number {
+  const midnight = Date.UTC(year, month, day);
+  // Guess with the offset at the guess, twice; two different answers mean midnight falls in
+  // a gap, and the day begins where the gap ends.
+  const firstOffset = offsetAt(timezone, midnight);
+  const guess = midnight - firstOffset;
+  const offset2 = offsetAt(timezone, guess);
+  if (offset2 === firstOffset) return guess;
+  const guess2 = midnight - offset2;
+  const offset3 = offsetAt(timezone, guess2);
+  if (offset3 === offset2) return guess2;
+  return midnight - Math.min(offset2, offset3);
+}
+
+const DAY_MS = 86_400_000;
+
+interface DayInterval {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Recently used local days per timezone: records of a batch mostly share a day or two. */
+const recentDays = new Map<string, DayInterval[]>();
+const RECENT_DAYS_PER_ZONE = 8;
+
+/** The local day of `epochMs` in `timezone`, as [start, end) UTC instants in ms. */
+export function localDayOf(timezone: string, epochMs: number): DayInterval {
+  if (timezone === 'UTC') {
+    const start = Math.floor(epochMs / DAY_MS) * DAY_MS;
+    return { start, end: start + DAY_MS };
+  }
+  let days = recentDays.get(timezone);
+  if (!days) {
+    days = [];
+    recentDays.set(timezone, days);
+  }
+  const hit = days.find((d) => d.start <= epochMs && epochMs < d.end);
+  if (hit) return hit;
+
+  const local = new Date(epochMs + offsetAt(timezone, epochMs));
+  const [y, m, d] = [local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate()];
+  const start = startOfLocalDate(timezone, y, m, d);
+  // Defensive: should the guess ever land after the instant, the instant belongs to the day before.
+  const interval =
+    start <= epochMs
+      ? { start, end: startOfLocalDate(timezone, y, m, d + 1) }
+      : { start: startOfLocalDate(timezone, y, m, d - 1), end: start };
+  days.unshift(interval);
+  if (days.length > RECENT_DAYS_PER_ZONE) days.pop();
+  return interval;
+}
+
+/** Start of the local day of `epochMs` in `timezone`, in ms since the epoch. */
+export function localDayStart(timezone: string, epochMs: number): number {
+  return localDayOf(timezone, epochMs).start;
+}

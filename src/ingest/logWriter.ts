@@ -1,0 +1,121 @@
+// Stores batches of log rows in ClickHouse: drops records whose log_id was accepted in the
+// last 10 minutes (or earlier in the same batch), writes the rest in one INSERT, and only
+// then remembers their ids. Runs inside the group-commit queue, one batch at a time.
+import { Readable } from 'node:stream';
+import type { Metrics } from '../metrics.js';
+import type { ClickHouseStore } from '../stores/clickhouse.js';
+import type { EventDirectory } from './eventDirectory.js';
+import { localDayStart } from './localDay.js';
+import { DEDUP_WINDOW_MS, RecentLogIds } from './recentLogIds.js';
+
+/** A validated record, as the logs route hands it over. */
+export interface NewLogRecord {
+  readonly logId: string;
+  /** False when the service generated the id: nobody can send it again. */
+  readonly clientLogId: boolean;
+  readonly agent: string;
+  readonly event: string;
+  readonly value: number;
+  /** ms since the epoch */
+  readonly occurredAt: number;
+  /** compact JSON, or '' */
+  readonly meta: string;
+}
+
+/**
+ * A row waiting in the queue, serialised for the INSERT but for its day bucket: that is
+ * computed when the row is written, with the event's timezone at that moment.
+ */
+export interface QueuedLogRow {
+  readonly workspaceId: string;
+  readonly eventId: string;
+  readonly logId: string;
+  readonly clientLogId: boolean;
+  readonly occurredAt: number;
+  /** The JSONCompactEachRow line up to day_start, and from after it. */
+  readonly head: string;
+  readonly tail: string;
+}
+
+const LOG_COLUMNS = ['workspace_id', 'event_id', 'agent', 'event', 'log_id', 'value', 'occurred_at', 'received_at', 'day_start', 'meta'];
+const INSERT_LOGS = `INSERT INTO logs (${LOG_COLUMNS.join(', ')}) FORMAT JSONCompactEachRow`;
+
+export function queuedRow(workspaceId: string, eventId: string, record: NewLogRecord, receivedAt: number): QueuedLogRow {
+  const head = JSON.stringify([
+    workspaceId,
+    eventId,
+    record.agent,
+    record.event,
+    record.logId,
+    record.value,
+    new Date(record.occurredAt).toISOString(),
+    new Date(receivedAt).toISOString(),
+  ]).slice(0, -1);
+  const tail = `${JSON.stringify(record.meta)}]`;
+  return { workspaceId, eventId, logId: record.logId, clientLogId: record.clientLogId, occurredAt: record.occurredAt, head, tail };
+}
+
+function line(row: QueuedLogRow, timezone: string): string {
+  return `${row.head},${localDayStart(timezone, row.occurredAt) / 1000},${row.tail}`;
+}
+
+export class LogWriter {
+  readonly recentIds = new RecentLogIds();
+
+  constructor(
+    private readonly clickhouse: ClickHouseStore,
+    private readonly directory: EventDirectory,
+    private readonly metrics: Metrics,
+  ) {}
+
+  /** Remembers the ids stored in the last 10 minutes, so that idempotency survives a restart. */
+  async loadRecentIds(): Promise<number> {
+    const result = await this.clickhouse.client.query({
+      query: `SELECT workspace_id, toString(log_id) AS log_id, toUnixTimestamp64Milli(received_at) AS received_ms
+              FROM logs WHERE received_at >= now64(3) - toIntervalMillisecond({window:UInt32})`,
+      query_params: { window: DEDUP_WINDOW_MS + 60_000 },
+      format: 'JSONCompactEachRow',
+    });
+    let loaded = 0;
+    for await (const rows of result.stream<[string, string, number]>()) {
+      for (const row of rows) {
+        const [workspaceId, logId, receivedMs] = row.json();
+        this.recentIds.add(workspaceId, logId, receivedMs);
+        loaded++;
+      }
+    }
+    return loaded;
+  }
+
+  async write(batch: readonly (readonly QueuedLogRow[])[]): Promise<void> {
+    const lines: string[] = [];
+    const newIds: QueuedLogRow[] = [];
+    const inBatch = new Set<string>();
+    let duplicates = 0;
+    for (const rows of batch) {
+      for (const row of rows) {
+        if (row.clientLogId) {
+          const key = `${row.workspaceId}\u0000${row.logId}`;
+          if (inBatch.has(key) || this.recentIds.has(row.workspaceId, row.logId)) {
+            duplicates++;
+            continue;
+          }
+          inBatch.add(key);
+          newIds.push(row);
+        }
+        lines.push(line(row, this.directory.timezoneOf(row.eventId)));
+      }
+    }
+    if (lines.length > 0) {
+      const stopTimer = this.metrics.clickhouseInsertSeconds.startTimer();
+      const result = await this.clickhouse.client.exec({ query: INSERT_LOGS, values: Readable.from([lines.join('\n') + '\n']) });
+      result.stream.resume();
+      stopTimer();
+      this.metrics.clickhouseInsertRows.observe(lines.length);
+    }
+    const acceptedAt = Date.now();
+    for (const row of newIds) this.recentIds.add(row.workspaceId, row.logId, acceptedAt);
+    this.metrics.ingestedRecords.inc(lines.length);
+    this.metrics.duplicateRecords.inc(duplicates);
+  }
+}
