@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process';
 import pg from 'pg';
 
 const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const extraArgs = process.argv.slice(2);
+// Extra arguments go to mocha (e.g. a spec file, or --grep); by default every test file.
+const extraArgs = process.argv.length > 2 ? process.argv.slice(2) : ['test/**/*.test.ts'];
 
 interface RunResult {
   passed: number;

@@ -4,6 +4,7 @@ import Koa from 'koa';
 import type Router from '@koa/router';
 import type { TokenAuthenticator } from './auth/tokens.js';
 import type { Config } from './config.js';
+import type { TimezoneCatalog } from './events/timezones.js';
 import type { EventDirectory } from './ingest/eventDirectory.js';
 import type { LogIngestor } from './ingest/logIngestor.js';
 import type { Logger } from './logger.js';
@@ -26,6 +27,7 @@ export interface AppDeps {
   readonly metrics: Metrics;
   readonly tokens: TokenAuthenticator;
   readonly directory: EventDirectory;
+  readonly timezones: TimezoneCatalog;
   /** Present in processes that ingest logs. */
   readonly ingestor: LogIngestor | null;
 }
@@ -54,7 +56,7 @@ export function buildApp(deps: AppDeps, planes: ReadonlySet<Plane>): Koa<AppStat
   if (planes.has('control')) {
     const { ingestor } = deps;
     const betweenInserts = <R>(fn: () => Promise<R>) => (ingestor ? ingestor.runExclusive(fn) : fn());
-    routers.push(eventRoutes({ stores: deps.stores, directory: deps.directory, betweenInserts }));
+    routers.push(eventRoutes({ stores: deps.stores, directory: deps.directory, timezones: deps.timezones, betweenInserts }));
   }
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods({ throw: true }));
   return app;

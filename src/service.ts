@@ -5,6 +5,7 @@ import { TokenAuthenticator } from './auth/tokens.js';
 import { buildApp, type Plane } from './app.js';
 import { servesControlPlane, servesIngest, type Config } from './config.js';
 import type { Logger } from './logger.js';
+import { TimezoneCatalog } from './events/timezones.js';
 import { EventDirectory } from './ingest/eventDirectory.js';
 import { LogIngestor } from './ingest/logIngestor.js';
 import { createMetrics } from './metrics.js';
@@ -34,7 +35,8 @@ export async function startService(config: Config, logger: Logger, options: Star
     ingestor = new LogIngestor({ clickhouse: stores.clickhouse, directory, config: config.ingest, metrics, logger });
     await ingestor.start();
   }
-  const deps = { config, stores, logger, metrics, tokens: new TokenAuthenticator(stores.postgres), directory, ingestor };
+  const timezones = await TimezoneCatalog.load(stores.clickhouse);
+  const deps = { config, stores, logger, metrics, tokens: new TokenAuthenticator(stores.postgres), directory, timezones, ingestor };
 
   const mainPlanes = new Set<Plane>();
   if (servesControlPlane(config.role)) mainPlanes.add('control');

@@ -23,15 +23,6 @@ function formatterFor(timezone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** The canonical name of a timezone Intl knows (e.g. "utc" → "UTC"), or null. */
-export function canonicalTimezone(name: string): string | null {
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return null;
-  }
-}
-
 /** UTC offset in ms of `timezone` at the instant `epochMs`. */
 function offsetAt(timezone: string, epochMs: number): number {
   const seconds = Math.floor(epochMs / 1000) * 1000;

@@ -14,6 +14,8 @@ export interface TestService {
   readonly stores: Stores;
   readonly storeOptions: OpenStoresOptions;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  /** A request to another listener of the service (e.g. logsUrl). */
+  requestTo<T = any>(baseUrl: string, method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   /** Issues a token for a workspace through the admin API. */
   tokenFor(userId: string, email?: string): Promise<string>;
   close(): Promise<void>;
@@ -45,6 +47,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     stores,
     storeOptions,
     request: call,
+    requestTo: request,
     async tokenFor(userId, email) {
       const res = await call<{ token: string }>('POST', '/v1.0/admin/tokens', {
         token: TEST_ADMIN_TOKEN,

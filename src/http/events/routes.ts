@@ -10,9 +10,9 @@ import {
   updateEventDefinition,
   type EventDefinition,
 } from '../../events/definitions.js';
+import type { TimezoneCatalog } from '../../events/timezones.js';
 import { rebucketDayRollups } from '../../ingest/dayRollups.js';
 import type { EventDirectory } from '../../ingest/eventDirectory.js';
-import { canonicalTimezone } from '../../ingest/localDay.js';
 import type { Stores } from '../../stores/index.js';
 import { workspaceOf, type AppContext, type AppState } from '../context.js';
 import { DEFAULT_AGENT } from '../logs/validateLogBatch.js';
@@ -35,24 +35,22 @@ const validateRollupQuery = queryValidator<RollupQuery>(rollupQuerySchema);
 export interface EventRoutesDeps {
   readonly stores: Stores;
   readonly directory: EventDirectory;
+  readonly timezones: TimezoneCatalog;
   /** Runs work between two ingest inserts (or at once where this process does not ingest). */
   readonly betweenInserts: <R>(fn: () => Promise<R>) => Promise<R>;
 }
 
-const supportedZones = new Set(Intl.supportedValuesOf('timeZone'));
-
-function timezoneOrFail(name: string): string {
-  const canonical = canonicalTimezone(name);
-  if (canonical === null || (canonical !== 'UTC' && !supportedZones.has(canonical))) {
-    throw validationFailed([{ path: '/timezone', message: 'must be an IANA timezone name such as Europe/Berlin or UTC' }]);
-  }
-  return canonical;
-}
-
 const agentOrDefault = (agent: string | null | undefined) => (agent ?? '').trim() || DEFAULT_AGENT;
 
-export function eventRoutes({ stores, directory, betweenInserts }: EventRoutesDeps): Router<AppState> {
+export function eventRoutes({ stores, directory, timezones, betweenInserts }: EventRoutesDeps): Router<AppState> {
   const { postgres, clickhouse } = stores;
+
+  const timezoneOrFail = (name: string): string => {
+    if (!timezones.has(name)) {
+      throw validationFailed([{ path: '/timezone', message: 'must be an IANA timezone name such as Europe/Berlin or UTC' }]);
+    }
+    return name;
+  };
   const router = new Router<AppState>({ prefix: '/v1.0/events' });
   requireUuidParams(router, ['eventID']);
 
