@@ -23,6 +23,10 @@ export interface IngestConfig {
   readonly batchMaxRecords: number;
   /** ... or when the oldest waiting record has waited this long. */
   readonly flushIntervalMs: number;
+  /** Inserts that may run at once. */
+  readonly concurrentInserts: number;
+  /** Client log_ids remembered for idempotency; beyond this the 10-minute window shrinks. */
+  readonly dedupMaxIds: number;
 }
 
 export interface Config {
@@ -159,6 +163,8 @@ export function loadConfig(env: Env = process.env): Config {
     queueMaxRecords: read.integer('INGEST_QUEUE_MAX_RECORDS', 200_000, 250, 10_000_000),
     batchMaxRecords: read.integer('INGEST_BATCH_MAX_RECORDS', 50_000, 1, 1_000_000),
     flushIntervalMs: read.integer('INGEST_FLUSH_INTERVAL_MS', 50, 0, 10_000),
+    concurrentInserts: read.integer('INGEST_CONCURRENT_INSERTS', 2, 1, 16),
+    dedupMaxIds: read.integer('INGEST_DEDUP_MAX_IDS', 10_000_000, 1_000, 1_000_000_000),
   };
 
   const discordOrigins = read

@@ -34,6 +34,16 @@ export function createMetrics() {
       help: 'Log records waiting for their ClickHouse insert.',
       registers: [registry],
     }),
+    dedupWindowSeconds: new client.Gauge({
+      name: 'alertmon_dedup_window_seconds',
+      help: 'How far back retried log_ids are recognised: 600 unless INGEST_DEDUP_MAX_IDS cut the window short.',
+      registers: [registry],
+    }),
+    dedupRememberedIds: new client.Gauge({
+      name: 'alertmon_dedup_remembered_ids',
+      help: 'Client log_ids remembered for idempotency.',
+      registers: [registry],
+    }),
     clickhouseInsertSeconds: new client.Histogram({
       name: 'alertmon_clickhouse_insert_seconds',
       help: 'Duration of one group-commit insert into ClickHouse.',

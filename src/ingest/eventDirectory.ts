@@ -1,7 +1,9 @@
 // Resolves (workspace, agent, event) to its definition on the ingest hot path. Answers are
-// cached for a short time; a pair seen for the first time is created in Postgres, once,
-// even when several requests race for it. Edits made in this process invalidate the cache
-// at once; edits made by another process are seen within CACHE_TTL_MS.
+// cached; a pair seen for the first time is created in Postgres, once, even when several
+// requests race for it. An entry older than CACHE_TTL_MS is still served while a refresh
+// runs in the background, so requests never wait on Postgres for a pair they used before.
+// Edits made in this process invalidate the cache at once; edits made by another process
+// are seen within CACHE_TTL_MS plus one refresh.
 //
 // It also knows each event's timezone for the group-commit writer, which computes day
 // buckets at insert time: a timezone change made here applies to rows still queued.
@@ -20,6 +22,7 @@ const MAX_ENTRIES_PER_WORKSPACE = 50_000;
 interface Entry {
   readonly resolved: Promise<ResolvedEvent>;
   readonly expiresAt: number;
+  refreshing?: boolean;
 }
 
 export class EventDirectory {
@@ -38,11 +41,21 @@ export class EventDirectory {
       this.cache.set(ws.userId, pairs);
     }
     const key = `${agent}\u0000${event}`;
-    const now = Date.now();
     const cached = pairs.get(key);
-    if (cached && cached.expiresAt > now) return cached.resolved;
+    if (cached && cached.expiresAt > Date.now()) return cached.resolved;
+    if (cached) {
+      if (!cached.refreshing) {
+        cached.refreshing = true;
+        // A failed refresh keeps the stale entry; the next request tries again.
+        this.lookUp(ws, pairs, key, agent, event).catch(() => (cached.refreshing = false));
+      }
+      return cached.resolved;
+    }
+    return this.lookUp(ws, pairs, key, agent, event);
+  }
 
-    // The promise itself is cached, so concurrent requests for a new pair share one lookup.
+  /** Reads (or creates) the definition and caches the answer; concurrent callers share it. */
+  private lookUp(ws: Workspace, pairs: Map<string, Entry>, key: string, agent: string, event: string): Promise<ResolvedEvent> {
     const startedAt = this.changes;
     const resolved = ensureEventDefinition(this.postgres, ws, agent, event).then((d) => {
       // A timezone set in this process after the lookup began is newer than what it read.
@@ -50,11 +63,18 @@ export class EventDirectory {
       if (!known || known.setAt <= startedAt) this.timezones.set(d.event_id, { timezone: d.timezone, setAt: startedAt });
       return { eventId: d.event_id, timezone: this.timezones.get(d.event_id)!.timezone };
     });
-    if (pairs.size >= MAX_ENTRIES_PER_WORKSPACE) pairs.clear();
-    pairs.set(key, { resolved, expiresAt: now + CACHE_TTL_MS });
-    resolved.catch(() => {
-      if (pairs.get(key)?.resolved === resolved) pairs.delete(key);
-    });
+    const entry: Entry = { resolved, expiresAt: Date.now() + CACHE_TTL_MS };
+    if (!pairs.has(key)) {
+      // A new pair is cached at once, so that concurrent requests share the lookup.
+      if (pairs.size >= MAX_ENTRIES_PER_WORKSPACE) pairs.clear();
+      pairs.set(key, entry);
+      resolved.catch(() => {
+        if (pairs.get(key) === entry) pairs.delete(key);
+      });
+    } else {
+      // A refresh replaces the stale entry only once it has an answer.
+      resolved.then(() => pairs.set(key, entry), () => {});
+    }
     return resolved;
   }
 

@@ -1,11 +1,12 @@
-// Group commit: requests queue their rows, and one writer stores many requests' rows in one
+// Group commit: requests queue their rows, and a writer stores many requests' rows in one
 // insert. Each request's promise settles only when the insert holding its rows has finished
 // (resolved) or failed (rejected), so a 200 always means stored. The queue is bounded: a
 // batch that does not fit is refused at once and nothing of it is queued.
 //
-// Flushes run one at a time. A flush starts when `maxBatchRows` rows wait, or when the
-// oldest waiting row has waited `flushIntervalMs`; while one insert runs, the next batch
-// gathers. `runExclusive` runs other work in the same line, between two flushes.
+// A flush starts when `maxBatchRows` rows wait, or when the oldest waiting row has waited
+// `flushIntervalMs`. Up to `maxConcurrentFlushes` inserts run at once: an insert's cost is
+// mostly fixed (file creation for new parts), and two overlap well. `runExclusive` runs
+// other work while no insert runs, holding new ones back until it is done.
 
 export class QueueFullError extends Error {
   constructor(readonly pendingRows: number) {
@@ -19,6 +20,7 @@ export interface GroupCommitOptions<T> {
   readonly maxPendingRows: number;
   readonly maxBatchRows: number;
   readonly flushIntervalMs: number;
+  readonly maxConcurrentFlushes: number;
   /** Stores one batch: the rows of several requests, in arrival order. */
   readonly write: (batch: readonly (readonly T[])[]) => Promise<void>;
   /** Called whenever the number of pending rows changes. */
@@ -36,11 +38,11 @@ export class GroupCommitQueue<T> {
   private waiting: Waiting<T>[] = [];
   private waitingRows = 0;
   private writingRows = 0;
-  private flushQueued = false;
+  private flushesRunning = 0;
+  private exclusiveRunning = false;
+  private readonly exclusiveWaiting: (() => void)[] = [];
   private timer: NodeJS.Timeout | null = null;
   private draining = false;
-  /** Tail of the line of flushes and exclusive work. */
-  private tail: Promise<unknown> = Promise.resolve();
   private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly options: GroupCommitOptions<T>) {}
@@ -49,7 +51,7 @@ export class GroupCommitQueue<T> {
     return this.waitingRows + this.writingRows;
   }
 
-  /** Resolves once `rows` are stored; throws QueueFullError at once when they do not fit. */
+  /** Resolves once `rows` are stored; rejects with QueueFullError at once when they do not fit. */
   enqueue(rows: readonly T[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
     if (this.pendingRows + rows.length > this.options.maxPendingRows) {
@@ -59,54 +61,64 @@ export class GroupCommitQueue<T> {
       this.waiting.push({ rows, enqueuedAt: Date.now(), resolve, reject });
       this.waitingRows += rows.length;
       this.changed();
-      this.schedule();
+      this.pump();
     });
   }
 
-  /** Runs fn when no insert is running, and keeps the next one waiting until fn is done. */
-  runExclusive<R>(fn: () => Promise<R>): Promise<R> {
-    const run = this.tail.then(fn, fn);
-    this.tail = run.catch(() => {});
-    return run;
+  /** Runs fn once no insert is running; inserts wait until fn is done. */
+  async runExclusive<R>(fn: () => Promise<R>): Promise<R> {
+    await new Promise<void>((resolve) => {
+      this.exclusiveWaiting.push(resolve);
+      this.pump();
+    });
+    try {
+      return await fn();
+    } finally {
+      this.exclusiveRunning = false;
+      this.pump();
+    }
   }
 
   /** Writes everything queued without waiting for the interval; resolves when nothing is pending. */
   async drain(): Promise<void> {
     this.draining = true;
-    this.schedule();
-    while (this.pendingRows > 0 || this.flushQueued) {
+    this.pump();
+    while (this.pendingRows > 0 || this.flushesRunning > 0) {
       await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     }
   }
 
-  private schedule(): void {
-    if (this.flushQueued || this.waitingRows === 0) return;
-    const dueIn = this.waiting[0]!.enqueuedAt + this.options.flushIntervalMs - Date.now();
-    if (this.draining || this.waitingRows >= this.options.maxBatchRows || dueIn <= 0) {
-      this.startFlush();
-    } else if (this.timer === null) {
-      this.timer = setTimeout(() => {
-        this.timer = null;
-        this.schedule();
-      }, dueIn);
+  /** Starts whatever may start now: exclusive work first, else flushes up to the limit. */
+  private pump(): void {
+    if (this.exclusiveRunning) return;
+    if (this.exclusiveWaiting.length > 0) {
+      // New flushes wait, so that exclusive work is not starved by a steady stream of rows.
+      if (this.flushesRunning === 0) {
+        this.exclusiveRunning = true;
+        this.exclusiveWaiting.shift()!();
+      }
+      return;
     }
+    while (this.flushesRunning < this.options.maxConcurrentFlushes && this.waitingRows > 0) {
+      const dueIn = this.waiting[0]!.enqueuedAt + this.options.flushIntervalMs - Date.now();
+      if (!this.draining && this.waitingRows < this.options.maxBatchRows && dueIn > 0) {
+        this.timer ??= setTimeout(() => {
+          this.timer = null;
+          this.pump();
+        }, dueIn);
+        break;
+      }
+      this.startFlush();
+    }
+    if (this.pendingRows === 0 && this.flushesRunning === 0) for (const wake of this.idleWaiters.splice(0)) wake();
   }
 
+  /** Takes whole requests, oldest first, up to maxBatchRows (at least one), and writes them. */
   private startFlush(): void {
     if (this.timer !== null) {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    this.flushQueued = true;
-    void this.runExclusive(() => this.flushOnce()).finally(() => {
-      this.flushQueued = false;
-      this.schedule();
-      if (this.pendingRows === 0 && !this.flushQueued) for (const wake of this.idleWaiters.splice(0)) wake();
-    });
-  }
-
-  /** Takes whole requests, oldest first, up to maxBatchRows (at least one), and writes them. */
-  private async flushOnce(): Promise<void> {
     const batch: Waiting<T>[] = [];
     let rows = 0;
     while (this.waiting.length > 0 && (batch.length === 0 || rows + this.waiting[0]!.rows.length <= this.options.maxBatchRows)) {
@@ -114,18 +126,21 @@ export class GroupCommitQueue<T> {
       batch.push(next);
       rows += next.rows.length;
     }
-    if (batch.length === 0) return;
     this.waitingRows -= rows;
     this.writingRows += rows;
-    try {
-      await this.options.write(batch.map((w) => w.rows));
-      for (const w of batch) w.resolve();
-    } catch (err) {
-      for (const w of batch) w.reject(err);
-    } finally {
-      this.writingRows -= rows;
-      this.changed();
-    }
+    this.flushesRunning++;
+    this.options
+      .write(batch.map((w) => w.rows))
+      .then(
+        () => batch.forEach((w) => w.resolve()),
+        (err: unknown) => batch.forEach((w) => w.reject(err)),
+      )
+      .finally(() => {
+        this.writingRows -= rows;
+        this.flushesRunning--;
+        this.changed();
+        this.pump();
+      });
   }
 
   private changed(): void {

@@ -23,11 +23,12 @@ export class LogIngestor {
   private readonly queue: GroupCommitQueue<QueuedLogRow>;
 
   constructor(private readonly deps: LogIngestorDeps) {
-    this.writer = new LogWriter(deps.clickhouse, deps.directory, deps.metrics);
+    this.writer = new LogWriter(deps.clickhouse, deps.directory, deps.metrics, deps.config.dedupMaxIds);
     this.queue = new GroupCommitQueue<QueuedLogRow>({
       maxPendingRows: deps.config.queueMaxRecords,
       maxBatchRows: deps.config.batchMaxRecords,
       flushIntervalMs: deps.config.flushIntervalMs,
+      maxConcurrentFlushes: deps.config.concurrentInserts,
       write: (batch) => this.writer.write(batch),
       onPendingChange: (rows) => deps.metrics.ingestQueueDepth.set(rows),
     });
@@ -52,7 +53,8 @@ export class LogIngestor {
         eventIds.set(key, (await this.deps.directory.resolve(ws, r.agent, r.event)).eventId);
       }),
     );
-    const rows = records.map((r) => queuedRow(ws.userId, eventIds.get(pairKey(r))!, r, receivedAt));
+    const receivedIso = new Date(receivedAt).toISOString();
+    const rows = records.map((r) => queuedRow(ws.userId, eventIds.get(pairKey(r))!, r, receivedIso));
 
     try {
       await this.queue.enqueue(rows);

@@ -1,6 +1,8 @@
 // Stores batches of log rows in ClickHouse: drops records whose log_id was accepted in the
 // last 10 minutes (or earlier in the same batch), writes the rest in one INSERT, and only
-// then remembers their ids. Runs inside the group-commit queue, one batch at a time.
+// then remembers their ids. Up to two batches are written at once; a record whose id is
+// in an insert still running is left to that insert, and its own batch fails if that
+// insert fails, so an acknowledged record is always a stored one.
 import { Readable } from 'node:stream';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
@@ -40,7 +42,8 @@ export interface QueuedLogRow {
 const LOG_COLUMNS = ['workspace_id', 'event_id', 'agent', 'event', 'log_id', 'value', 'occurred_at', 'received_at', 'day_start', 'meta'];
 const INSERT_LOGS = `INSERT INTO logs (${LOG_COLUMNS.join(', ')}) FORMAT JSONCompactEachRow`;
 
-export function queuedRow(workspaceId: string, eventId: string, record: NewLogRecord, receivedAt: number): QueuedLogRow {
+/** `receivedAt` is the request's ISO receive time, the same for all its rows. */
+export function queuedRow(workspaceId: string, eventId: string, record: NewLogRecord, receivedAt: string): QueuedLogRow {
   const head = JSON.stringify([
     workspaceId,
     eventId,
@@ -49,7 +52,7 @@ export function queuedRow(workspaceId: string, eventId: string, record: NewLogRe
     record.logId,
     record.value,
     new Date(record.occurredAt).toISOString(),
-    new Date(receivedAt).toISOString(),
+    receivedAt,
   ]).slice(0, -1);
   const tail = `${JSON.stringify(record.meta)}]`;
   return { workspaceId, eventId, logId: record.logId, clientLogId: record.clientLogId, occurredAt: record.occurredAt, head, tail };
@@ -59,20 +62,35 @@ function line(row: QueuedLogRow, timezone: string): string {
   return `${row.head},${localDayStart(timezone, row.occurredAt) / 1000},${row.tail}`;
 }
 
+const idKey = (row: QueuedLogRow) => `${row.workspaceId}\u0000${row.logId}`;
+
+export class InsertDependencyError extends Error {
+  constructor() {
+    super('an insert holding some of these records failed; nothing of this batch is acknowledged');
+    this.name = 'InsertDependencyError';
+  }
+}
+
 export class LogWriter {
-  readonly recentIds = new RecentLogIds();
+  readonly recentIds: RecentLogIds;
+  /** Client ids in inserts still running → whether that insert succeeded, once known. */
+  private readonly inFlight = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly clickhouse: ClickHouseStore,
     private readonly directory: EventDirectory,
     private readonly metrics: Metrics,
-  ) {}
+    dedupMaxIds: number,
+  ) {
+    this.recentIds = new RecentLogIds(dedupMaxIds);
+  }
 
   /** Remembers the ids stored in the last 10 minutes, so that idempotency survives a restart. */
   async loadRecentIds(): Promise<number> {
     const result = await this.clickhouse.client.query({
       query: `SELECT workspace_id, toString(log_id) AS log_id, toUnixTimestamp64Milli(received_at) AS received_ms
-              FROM logs WHERE received_at >= now64(3) - toIntervalMillisecond({window:UInt32})`,
+              FROM logs WHERE received_at >= now64(3) - toIntervalMillisecond({window:UInt32})
+              ORDER BY received_at`,
       query_params: { window: DEDUP_WINDOW_MS + 60_000 },
       format: 'JSONCompactEachRow',
     });
@@ -84,38 +102,64 @@ export class LogWriter {
         loaded++;
       }
     }
+    this.reportWindow();
     return loaded;
   }
 
   async write(batch: readonly (readonly QueuedLogRow[])[]): Promise<void> {
     const lines: string[] = [];
-    const newIds: QueuedLogRow[] = [];
-    const inBatch = new Set<string>();
+    const newIds = new Set<string>();
+    const newRows: QueuedLogRow[] = [];
+    const dependsOn = new Set<Promise<boolean>>();
     let duplicates = 0;
     for (const rows of batch) {
       for (const row of rows) {
         if (row.clientLogId) {
-          const key = `${row.workspaceId}\u0000${row.logId}`;
-          if (inBatch.has(key) || this.recentIds.has(row.workspaceId, row.logId)) {
+          const key = idKey(row);
+          const running = this.inFlight.get(key);
+          if (running) dependsOn.add(running);
+          if (running || newIds.has(key) || this.recentIds.has(row.workspaceId, row.logId)) {
             duplicates++;
             continue;
           }
-          inBatch.add(key);
-          newIds.push(row);
+          newIds.add(key);
+          newRows.push(row);
         }
         lines.push(line(row, this.directory.timezoneOf(row.eventId)));
       }
     }
-    if (lines.length > 0) {
-      const stopTimer = this.metrics.clickhouseInsertSeconds.startTimer();
-      const result = await this.clickhouse.client.exec({ query: INSERT_LOGS, values: Readable.from([lines.join('\n') + '\n']) });
-      result.stream.resume();
-      stopTimer();
-      this.metrics.clickhouseInsertRows.observe(lines.length);
+
+    let settle!: (stored: boolean) => void;
+    const outcome = new Promise<boolean>((resolve) => (settle = resolve));
+    for (const key of newIds) this.inFlight.set(key, outcome);
+    try {
+      if (lines.length > 0) await this.insert(lines);
+      const acceptedAt = Date.now();
+      for (const row of newRows) this.recentIds.add(row.workspaceId, row.logId, acceptedAt);
+      settle(true);
+    } catch (err) {
+      settle(false);
+      throw err;
+    } finally {
+      for (const key of newIds) this.inFlight.delete(key);
+      this.reportWindow();
     }
-    const acceptedAt = Date.now();
-    for (const row of newIds) this.recentIds.add(row.workspaceId, row.logId, acceptedAt);
     this.metrics.ingestedRecords.inc(lines.length);
     this.metrics.duplicateRecords.inc(duplicates);
+    // Records left to a running insert are stored only if that insert was.
+    if ((await Promise.all(dependsOn)).includes(false)) throw new InsertDependencyError();
+  }
+
+  private async insert(lines: string[]): Promise<void> {
+    const stopTimer = this.metrics.clickhouseInsertSeconds.startTimer();
+    const result = await this.clickhouse.client.exec({ query: INSERT_LOGS, values: Readable.from([lines.join('\n') + '\n']) });
+    result.stream.resume();
+    stopTimer();
+    this.metrics.clickhouseInsertRows.observe(lines.length);
+  }
+
+  private reportWindow(): void {
+    this.metrics.dedupWindowSeconds.set(this.recentIds.windowMs() / 1000);
+    this.metrics.dedupRememberedIds.set(this.recentIds.size);
   }
 }

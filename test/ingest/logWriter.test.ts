@@ -1,0 +1,51 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { EventDirectory } from '../../src/ingest/eventDirectory.js';
+import { InsertDependencyError, LogWriter, queuedRow, type QueuedLogRow } from '../../src/ingest/logWriter.js';
+import { createMetrics } from '../../src/metrics.js';
+import { openStores, type Stores } from '../../src/stores/index.js';
+import { queryRows } from '../helpers/logs.js';
+import { freshStoreOptions } from '../helpers/stores.js';
+
+describe('log writer with concurrent inserts', function () {
+  this.timeout(60_000);
+  let stores: Stores;
+  before(async () => {
+    stores = await openStores(await freshStoreOptions());
+  });
+  after(() => stores.close());
+
+  const eventId = randomUUID();
+  const row = (logId: string, value: number): QueuedLogRow =>
+    queuedRow('writer-ws', eventId, { logId, clientLogId: true, agent: 'w', event: 'e', value, occurredAt: Date.now(), meta: '' }, new Date().toISOString());
+
+  const storedValues = async () =>
+    (await queryRows<{ value: number }>(stores.clickhouse, "SELECT value FROM logs WHERE workspace_id = 'writer-ws' ORDER BY value")).map((r) => r.value);
+
+  it('does not acknowledge a record left to a running insert that then fails', async () => {
+    const writer = new LogWriter(stores.clickhouse, new EventDirectory(stores.postgres), createMetrics(), 1_000_000);
+    const shared = randomUUID();
+    // The first insert fails in ClickHouse: its other row names an event id that is no UUID.
+    const valid = row(randomUUID(), 99);
+    const broken = { ...valid, head: valid.head.replace(eventId, 'not-a-uuid') };
+    const first = writer.write([[row(shared, 1), broken]]);
+    const second = writer.write([[row(shared, 1), row(randomUUID(), 2)]]);
+    const [a, b] = await Promise.allSettled([first, second]);
+    expect(a.status).to.equal('rejected');
+    expect(b.status).to.equal('rejected');
+    expect((b as PromiseRejectedResult).reason).to.be.instanceOf(InsertDependencyError);
+    // The second batch's own new row is stored (and will be recognised on retry); the shared one is not.
+    expect(await storedValues()).to.deep.equal([2]);
+
+    await writer.write([[row(shared, 1), row(randomUUID(), 3)]]);
+    expect(await storedValues()).to.deep.equal([1, 2, 3]);
+  });
+
+  it('acknowledges a record left to a running insert that succeeds, without storing it twice', async () => {
+    const writer = new LogWriter(stores.clickhouse, new EventDirectory(stores.postgres), createMetrics(), 1_000_000);
+    const shared = randomUUID();
+    const before = (await storedValues()).length;
+    await Promise.all([writer.write([[row(shared, 10)]]), writer.write([[row(shared, 10)]])]);
+    expect((await storedValues()).length).to.equal(before + 1);
+  });
+});
