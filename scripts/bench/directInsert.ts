@@ -1,0 +1,101 @@
+// The ceiling to compare the service with: the same rows written straight into a fresh
+// embedded ClickHouse (same schema, materialized views included) in large bulk inserts,
+// in the line format of src/ingest/logWriter.ts. Only the inserts are timed.
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { queuedRow, type NewLogRecord } from '../../src/ingest/logWriter.js';
+import { openClickHouse, type ClickHouseStore } from '../../src/stores/clickhouse.js';
+import { migrateClickHouse } from '../../src/stores/migrations.js';
+import type { LogRecordBody, RequestBatch } from './dataset.js';
+
+export interface DirectInsertResult {
+  readonly rows: number;
+  readonly inserts: number;
+  readonly insertSeconds: number;
+  /** count() of the logs table afterwards. */
+  readonly storedRows: number;
+}
+
+// Same columns, in the same order, as LogWriter's INSERT.
+const INSERT_LOGS =
+  'INSERT INTO logs (workspace_id, event_id, agent, event, log_id, value, occurred_at, received_at, day_start, meta) FORMAT JSONCompactEachRow';
+const WORKSPACE_ID = 'bench';
+const DAY_SECONDS = 86_400;
+
+export async function measureDirectInsert(batches: readonly RequestBatch[], rowsPerInsert: number, dir: string): Promise<DirectInsertResult> {
+  const clickhouse = await openClickHouse({ mode: 'embedded', path: path.join(dir, 'clickhouse'), database: 'alertmon' });
+  try {
+    await migrateClickHouse(clickhouse);
+    let rows = 0;
+    let inserts = 0;
+    let insertMs = 0;
+    for (const lines of insertChunks(batches, rowsPerInsert)) {
+      insertMs += await timedInsert(clickhouse, lines);
+      rows += lines.length;
+      inserts++;
+    }
+    const result = await clickhouse.client.query({ query: 'SELECT count() AS n FROM logs', format: 'JSONEachRow' });
+    const [stored] = await result.json<{ n: number | string }>();
+    return { rows, inserts, insertSeconds: insertMs / 1000, storedRows: Number(stored?.n ?? NaN) };
+  } finally {
+    await clickhouse.close();
+  }
+}
+
+async function timedInsert(clickhouse: ClickHouseStore, lines: readonly string[]): Promise<number> {
+  const text = lines.join('\n') + '\n';
+  const started = performance.now();
+  const result = await clickhouse.client.exec({ query: INSERT_LOGS, values: Readable.from([text]) });
+  result.stream.resume();
+  return performance.now() - started;
+}
+
+/** The rows of the request bodies, as JSONCompactEachRow lines, `size` at a time. */
+function* insertChunks(batches: readonly RequestBatch[], size: number): Generator<string[]> {
+  const receivedAt = Date.now();
+  let lines: string[] = [];
+  for (const batch of batches) {
+    for (const record of JSON.parse(batch.body.toString()) as LogRecordBody[]) {
+      lines.push(lineFor(toNewLogRecord(record), receivedAt));
+      if (lines.length === size) {
+        yield lines;
+        lines = [];
+      }
+    }
+  }
+  if (lines.length > 0) yield lines;
+}
+
+function toNewLogRecord(record: LogRecordBody): NewLogRecord {
+  return {
+    logId: record.log_id,
+    clientLogId: true,
+    agent: record.agent,
+    event: record.event,
+    value: record.value,
+    occurredAt: Date.parse(record.occurred_at),
+    meta: JSON.stringify(record.meta),
+  };
+}
+
+/** LogWriter's line for an event in UTC: day_start is the start of the UTC day, in seconds. */
+function lineFor(record: NewLogRecord, receivedAt: number): string {
+  const row = queuedRow(WORKSPACE_ID, eventIdFor(record.agent, record.event), record, new Date(receivedAt).toISOString());
+  const dayStart = Math.floor(record.occurredAt / 1000 / DAY_SECONDS) * DAY_SECONDS;
+  return `${row.head},${dayStart},${row.tail}`;
+}
+
+const eventIds = new Map<string, string>();
+
+/** A stable UUID per (agent, event), standing in for the definition ids the service keeps in Postgres. */
+function eventIdFor(agent: string, event: string): string {
+  const key = `${agent}\u0000${event}`;
+  let id = eventIds.get(key);
+  if (id === undefined) {
+    const h = createHash('sha256').update(key).digest('hex');
+    id = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+    eventIds.set(key, id);
+  }
+  return id;
+}

@@ -1,0 +1,96 @@
+// Command-line options of the ingest benchmark, and the INGEST_* settings handed to the service.
+import { parseArgs } from 'node:util';
+import { loadConfig, type IngestConfig } from '../../src/config.js';
+import { MAX_LOGS_PER_REQUEST } from '../../src/http/logs/schema.js';
+
+export interface BenchOptions {
+  readonly records: number;
+  readonly concurrency: number;
+  readonly recordsPerRequest: number;
+  readonly directBatch: number;
+  readonly seed: number;
+  readonly maxLoadMinutes: number;
+}
+
+export const INGEST_VARIABLES = [
+  'INGEST_FLUSH_INTERVAL_MS',
+  'INGEST_BATCH_MAX_RECORDS',
+  'INGEST_QUEUE_MAX_RECORDS',
+  'INGEST_CONCURRENT_INSERTS',
+  'INGEST_DEDUP_MAX_IDS',
+] as const;
+
+export interface IngestSettings {
+  /** The INGEST_* variables as the user set them, passed to the service unchanged. */
+  readonly env: Readonly<Record<string, string>>;
+  /** What the service runs with: the variables above over its defaults. */
+  readonly effective: IngestConfig;
+}
+
+export const USAGE = `usage: npm run bench:ingest -- [options]
+  --records <n>            records to send (default 1000000)
+  --concurrency <n>        requests in flight at once (default 16)
+  --records-per-request <n> records per request, at most ${MAX_LOGS_PER_REQUEST} (default ${MAX_LOGS_PER_REQUEST})
+  --direct-batch <n>       rows per direct bulk insert (default 50000)
+  --seed <n>               seed of the generated records (default 1)
+  --max-load-minutes <n>   abort when the load phase takes longer (default 15)
+environment: ${INGEST_VARIABLES.join(', ')} are passed to the service;
+  the stores live under TMPDIR (default /tmp), whose disk the figures depend on.`;
+
+export class UsageError extends Error {}
+
+export function parseOptions(argv: readonly string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    options: {
+      records: { type: 'string' },
+      concurrency: { type: 'string' },
+      'records-per-request': { type: 'string' },
+      'direct-batch': { type: 'string' },
+      seed: { type: 'string' },
+      'max-load-minutes': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) throw new UsageError('');
+  return {
+    records: positiveInteger('--records', values.records, 1_000_000),
+    concurrency: positiveInteger('--concurrency', values.concurrency, 16),
+    recordsPerRequest: positiveInteger('--records-per-request', values['records-per-request'], MAX_LOGS_PER_REQUEST, MAX_LOGS_PER_REQUEST),
+    directBatch: positiveInteger('--direct-batch', values['direct-batch'], 50_000),
+    seed: positiveInteger('--seed', values.seed, 1),
+    maxLoadMinutes: positiveInteger('--max-load-minutes', values['max-load-minutes'], 15),
+  };
+}
+
+function positiveInteger(name: string, value: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
+  const parsed = /^\d+$/.test(value.replace(/_/g, '')) ? Number(value.replace(/_/g, '')) : NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < 1 || parsed > max) {
+    throw new UsageError(`${name} must be an integer from 1 to ${max} (got ${JSON.stringify(value)})`);
+  }
+  return parsed;
+}
+
+/** Reads the INGEST_* variables and checks them with the service's own rules, before anything starts. */
+export function ingestSettings(env: NodeJS.ProcessEnv): IngestSettings {
+  const given: Record<string, string> = {};
+  for (const name of INGEST_VARIABLES) {
+    const value = env[name]?.trim();
+    if (value) given[name] = value;
+  }
+  return { env: given, effective: loadConfig(given).ingest };
+}
+
+/** e.g. "INGEST_FLUSH_INTERVAL_MS=20, INGEST_BATCH_MAX_RECORDS=50000 (default), …" */
+export function describeIngestSettings(settings: IngestSettings): string {
+  const values: Record<(typeof INGEST_VARIABLES)[number], number> = {
+    INGEST_FLUSH_INTERVAL_MS: settings.effective.flushIntervalMs,
+    INGEST_BATCH_MAX_RECORDS: settings.effective.batchMaxRecords,
+    INGEST_QUEUE_MAX_RECORDS: settings.effective.queueMaxRecords,
+    INGEST_CONCURRENT_INSERTS: settings.effective.concurrentInserts,
+    INGEST_DEDUP_MAX_IDS: settings.effective.dedupMaxIds,
+  };
+  return INGEST_VARIABLES.map((name) => `${name}=${values[name]}${name in settings.env ? '' : ' (default)'}`).join(', ');
+}
