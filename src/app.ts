@@ -1,5 +1,5 @@
 // Builds the Koa app from its dependencies; it does not listen. Which parts of the
-// interface an app serves depends on the process role (see main.ts).
+// interface an app serves depends on the process role (see service.ts).
 import Koa from 'koa';
 import type Router from '@koa/router';
 import type { TokenAuthenticator } from './auth/tokens.js';

@@ -28,22 +28,22 @@ export interface StartOptions {
 
 export async function startService(config: Config, logger: Logger, options: StartOptions = {}): Promise<Service> {
   const stores = options.stores ?? (await openStores(storeOptions(config)));
-  const metrics = createMetrics();
-  const directory = new EventDirectory(stores.postgres);
-  let ingestor: LogIngestor | null = null;
-  if (servesIngest(config.role)) {
-    ingestor = new LogIngestor({ clickhouse: stores.clickhouse, directory, config: config.ingest, metrics, logger });
-    await ingestor.start();
-  }
-  const timezones = await TimezoneCatalog.load(stores.clickhouse);
-  const deps = { config, stores, logger, metrics, tokens: new TokenAuthenticator(stores.postgres), directory, timezones, ingestor };
-
-  const mainPlanes = new Set<Plane>();
-  if (servesControlPlane(config.role)) mainPlanes.add('control');
-  if (servesIngest(config.role)) mainPlanes.add('logs');
-
   const servers: http.Server[] = [];
+  let ingestor: LogIngestor | null = null;
   try {
+    const metrics = createMetrics();
+    const directory = new EventDirectory(stores.postgres);
+    if (servesIngest(config.role)) {
+      ingestor = new LogIngestor({ clickhouse: stores.clickhouse, directory, config: config.ingest, metrics, logger });
+      await ingestor.start();
+    }
+    const timezones = await TimezoneCatalog.load(stores.clickhouse);
+    const deps = { config, stores, logger, metrics, tokens: new TokenAuthenticator(stores.postgres), directory, timezones, ingestor };
+
+    const mainPlanes = new Set<Plane>();
+    if (servesControlPlane(config.role)) mainPlanes.add('control');
+    if (servesIngest(config.role)) mainPlanes.add('logs');
+
     const main = await listen(buildApp(deps, mainPlanes).callback(), config.port, config.host);
     servers.push(main);
     let logsServer: http.Server | null = null;

@@ -62,7 +62,7 @@ export class LogIngestor {
       if (err instanceof QueueFullError) throw this.overloaded(records.length);
       this.deps.metrics.rejectedRecords.inc({ reason: 'storage_error' }, records.length);
       this.deps.logger.error('log insert failed', { err, records: records.length });
-      throw serviceUnavailable('storage_unavailable', 'The logs could not be stored; nothing of this batch was kept. Retry.', 1);
+      throw serviceUnavailable('storage_unavailable', 'The logs could not be stored. Retry the batch.', 1);
     }
   }
 

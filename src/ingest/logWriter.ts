@@ -1,8 +1,8 @@
 // Stores batches of log rows in ClickHouse: drops records whose log_id was accepted in the
 // last 10 minutes (or earlier in the same batch), writes the rest in one INSERT, and only
-// then remembers their ids. Up to two batches are written at once; a record whose id is
-// in an insert still running is left to that insert, and its own batch fails if that
-// insert fails, so an acknowledged record is always a stored one.
+// then remembers their ids. Batches may be written concurrently; a record whose id is in
+// an insert still running waits for that insert's outcome, so every id is stored once and
+// an acknowledged record is always a stored one.
 import { Readable } from 'node:stream';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
@@ -64,16 +64,9 @@ function line(row: QueuedLogRow, timezone: string): string {
 
 const idKey = (row: QueuedLogRow) => `${row.workspaceId}\u0000${row.logId}`;
 
-export class InsertDependencyError extends Error {
-  constructor() {
-    super('an insert holding some of these records failed; nothing of this batch is acknowledged');
-    this.name = 'InsertDependencyError';
-  }
-}
-
 export class LogWriter {
   readonly recentIds: RecentLogIds;
-  /** Client ids in inserts still running → whether that insert succeeded, once known. */
+  /** Client ids claimed by inserts still running → that insert's outcome (true: stored). */
   private readonly inFlight = new Map<string, Promise<boolean>>();
 
   constructor(
@@ -107,47 +100,59 @@ export class LogWriter {
   }
 
   async write(batch: readonly (readonly QueuedLogRow[])[]): Promise<void> {
-    const lines: string[] = [];
-    const newIds = new Set<string>();
-    const newRows: QueuedLogRow[] = [];
-    const dependsOn = new Set<Promise<boolean>>();
+    let settle!: (stored: boolean) => void;
+    const outcome = new Promise<boolean>((resolve) => (settle = resolve));
     let duplicates = 0;
+
+    // Each client id has a line of claimants, the inserts that carry it, newest in inFlight.
+    // A batch joins the line at once and waits only for the claimant before it, which
+    // started earlier, so waits never go round in a circle.
+    const claims: string[] = [];
+    const kept: { row: QueuedLogRow; before?: Promise<boolean> }[] = [];
     for (const rows of batch) {
       for (const row of rows) {
-        if (row.clientLogId) {
-          const key = idKey(row);
-          const running = this.inFlight.get(key);
-          if (running) dependsOn.add(running);
-          if (running || newIds.has(key) || this.recentIds.has(row.workspaceId, row.logId)) {
-            duplicates++;
-            continue;
-          }
-          newIds.add(key);
-          newRows.push(row);
+        if (!row.clientLogId) {
+          kept.push({ row });
+          continue;
         }
-        lines.push(line(row, this.directory.timezoneOf(row.eventId)));
+        const key = idKey(row);
+        const before = this.inFlight.get(key);
+        if (before === outcome || this.recentIds.has(row.workspaceId, row.logId)) {
+          duplicates++;
+          continue;
+        }
+        this.inFlight.set(key, outcome);
+        claims.push(key);
+        kept.push(before ? { row, before } : { row });
       }
     }
 
-    let settle!: (stored: boolean) => void;
-    const outcome = new Promise<boolean>((resolve) => (settle = resolve));
-    for (const key of newIds) this.inFlight.set(key, outcome);
+    const lines: string[] = [];
+    const stored: QueuedLogRow[] = [];
+    for (const { row, before } of kept) {
+      // Carried by an earlier insert too: ours only if that one failed and nobody stored it.
+      if (before && ((await before) || this.recentIds.has(row.workspaceId, row.logId))) {
+        duplicates++;
+        continue;
+      }
+      if (row.clientLogId) stored.push(row);
+      lines.push(line(row, this.directory.timezoneOf(row.eventId)));
+    }
+
     try {
       if (lines.length > 0) await this.insert(lines);
       const acceptedAt = Date.now();
-      for (const row of newRows) this.recentIds.add(row.workspaceId, row.logId, acceptedAt);
+      for (const row of stored) this.recentIds.add(row.workspaceId, row.logId, acceptedAt);
       settle(true);
     } catch (err) {
       settle(false);
       throw err;
     } finally {
-      for (const key of newIds) this.inFlight.delete(key);
+      for (const key of claims) if (this.inFlight.get(key) === outcome) this.inFlight.delete(key);
       this.reportWindow();
     }
     this.metrics.ingestedRecords.inc(lines.length);
     this.metrics.duplicateRecords.inc(duplicates);
-    // Records left to a running insert are stored only if that insert was.
-    if ((await Promise.all(dependsOn)).includes(false)) throw new InsertDependencyError();
   }
 
   private async insert(lines: string[]): Promise<void> {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { EventDirectory } from '../../src/ingest/eventDirectory.js';
-import { InsertDependencyError, LogWriter, queuedRow, type QueuedLogRow } from '../../src/ingest/logWriter.js';
+import { LogWriter, queuedRow, type QueuedLogRow } from '../../src/ingest/logWriter.js';
 import { createMetrics } from '../../src/metrics.js';
 import { openStores, type Stores } from '../../src/stores/index.js';
 import { queryRows } from '../helpers/logs.js';
@@ -22,7 +22,7 @@ describe('log writer with concurrent inserts', function () {
   const storedValues = async () =>
     (await queryRows<{ value: number }>(stores.clickhouse, "SELECT value FROM logs WHERE workspace_id = 'writer-ws' ORDER BY value")).map((r) => r.value);
 
-  it('does not acknowledge a record left to a running insert that then fails', async () => {
+  it('stores a record itself when the running insert that held its id fails', async () => {
     const writer = new LogWriter(stores.clickhouse, new EventDirectory(stores.postgres), createMetrics(), 1_000_000);
     const shared = randomUUID();
     // The first insert fails in ClickHouse: its other row names an event id that is no UUID.
@@ -32,16 +32,28 @@ describe('log writer with concurrent inserts', function () {
     const second = writer.write([[row(shared, 1), row(randomUUID(), 2)]]);
     const [a, b] = await Promise.allSettled([first, second]);
     expect(a.status).to.equal('rejected');
-    expect(b.status).to.equal('rejected');
-    expect((b as PromiseRejectedResult).reason).to.be.instanceOf(InsertDependencyError);
-    // The second batch's own new row is stored (and will be recognised on retry); the shared one is not.
-    expect(await storedValues()).to.deep.equal([2]);
-
-    await writer.write([[row(shared, 1), row(randomUUID(), 3)]]);
-    expect(await storedValues()).to.deep.equal([1, 2, 3]);
+    expect(b.status).to.equal('fulfilled');
+    expect(await storedValues()).to.deep.equal([1, 2]);
+    // A retry of the first batch's good record is now recognised.
+    await writer.write([[row(shared, 1)]]);
+    expect(await storedValues()).to.deep.equal([1, 2]);
   });
 
-  it('acknowledges a record left to a running insert that succeeds, without storing it twice', async () => {
+  it('stores each id once, without waiting in a circle, when a failed insert is followed by two that share its ids', async () => {
+    const writer = new LogWriter(stores.clickhouse, new EventDirectory(stores.postgres), createMetrics(), 1_000_000);
+    const [x, z] = [randomUUID(), randomUUID()];
+    const valid = row(randomUUID(), 99);
+    const failing = writer.write([[row(z, 30), { ...valid, head: valid.head.replace(eventId, 'not-a-uuid') }]]);
+    const a = writer.write([[row(x, 20), row(z, 30)]]);
+    const c = writer.write([[row(x, 20), row(z, 30)]]);
+    const results = await Promise.allSettled([failing, a, c]);
+    expect(results.map((r) => r.status)).to.deep.equal(['rejected', 'fulfilled', 'fulfilled']);
+    const values = await storedValues();
+    expect(values.filter((v) => v === 20)).to.have.length(1);
+    expect(values.filter((v) => v === 30)).to.have.length(1);
+  });
+
+  it('counts a record once when two running inserts carry its id', async () => {
     const writer = new LogWriter(stores.clickhouse, new EventDirectory(stores.postgres), createMetrics(), 1_000_000);
     const shared = randomUUID();
     const before = (await storedValues()).length;
