@@ -17,17 +17,18 @@ export async function rebucketDayRollups(
   eventCreatedAt: Date,
   timezone: string,
 ): Promise<void> {
-  const params = { ws: workspaceId, event: eventId, tz: timezone, since: 0 };
+  const params = { ws: workspaceId, event: eventId, tz: timezone, since: 0, days: PARTIAL_REBUILD_DAYS };
   if (Date.now() - eventCreatedAt.getTime() > FULL_REBUILD_MAX_EVENT_AGE_MS) {
-    // Cut at an existing day boundary, so every minute lands in exactly one day row.
+    // Cut at an existing day boundary, so every minute lands in exactly one day row; with no
+    // recent day row there is nothing to rebuild, and older rows must not be touched.
     const result = await clickhouse.client.query({
-      query: `SELECT toUnixTimestamp(min(bucket)) AS since FROM rollup_day
-              WHERE workspace_id = {ws:String} AND event_id = {event:UUID} AND bucket >= now() - INTERVAL ${PARTIAL_REBUILD_DAYS} DAY`,
+      query: `SELECT toUnixTimestamp(minOrNull(bucket)) AS since FROM rollup_day
+              WHERE workspace_id = {ws:String} AND event_id = {event:UUID} AND bucket >= now() - toIntervalDay({days:UInt32})`,
       query_params: params,
       format: 'JSONEachRow',
     });
-    const [row] = await result.json<{ since: number }>();
-    params.since = row?.since ?? Math.floor(Date.now() / 1000);
+    const [row] = await result.json<{ since: number | null }>();
+    params.since = row?.since ?? Math.floor(Date.now() / 1000) + 2 * 86_400;
   }
   await clickhouse.client.command({
     query: `DELETE FROM rollup_day

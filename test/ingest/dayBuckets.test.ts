@@ -116,6 +116,42 @@ describe('day buckets', function () {
     expect(Object.keys(expected).every((d) => d.endsWith('T18:30:00.000Z'))).to.equal(true);
   });
 
+  it('of an event older than the minute rollup keep their old days and rebuild the recent ones', async () => {
+    const eventId = await createEvent('veteran', 'UTC');
+    await svc.stores.postgres.query("UPDATE event_definitions SET created_at = now() - interval '200 days' WHERE event_id = $1", [eventId]);
+    // A day from before the minute rollup's 90 days: it exists only as a day row.
+    await svc.stores.clickhouse.client.command({
+      query: `INSERT INTO rollup_day
+              SELECT 'days-ws', {event:UUID}, toDateTime('2026-01-05 00:00:00', 'UTC'), 'tz', 'veteran', 1, 7, 49, 7, 7,
+                     varSampStableState(x), quantilesTDigestState(0.95, 0.99)(x)
+              FROM (SELECT toFloat64(7) AS x)`,
+      query_params: { event: eventId },
+    });
+    const now = Date.now();
+    const recent = [10, 3].map((daysAgo) => new Date(Math.floor(now / 86_400_000) * 86_400_000 - daysAgo * 86_400_000 + 12 * 3_600_000).toISOString());
+    await ingestDirectly(recent.map((t) => record('veteran', 1, t)));
+
+    const put = await svc.request('PUT', `/v1.0/events/${eventId}`, { token, body: { timezone: 'Asia/Kolkata' } });
+    expect(put.status).to.equal(200);
+    const expected: Record<string, number> = { '2026-01-05T00:00:00.000Z': 1 };
+    for (const t of recent) expected[new Date(localDayStart('Asia/Kolkata', Date.parse(t))).toISOString()] = 1;
+    expect(await dayCounts(eventId)).to.deep.equal(expected);
+  });
+
+  it('of a long-idle old event survive a timezone change untouched', async () => {
+    const eventId = await createEvent('sleeper', 'UTC');
+    await svc.stores.postgres.query("UPDATE event_definitions SET created_at = now() - interval '300 days' WHERE event_id = $1", [eventId]);
+    await svc.stores.clickhouse.client.command({
+      query: `INSERT INTO rollup_day
+              SELECT 'days-ws', {event:UUID}, toDateTime('2026-02-01 00:00:00', 'UTC'), 'tz', 'sleeper', 3, 6, 12, 2, 2,
+                     varSampStableState(x), quantilesTDigestState(0.95, 0.99)(x)
+              FROM (SELECT toFloat64(2) AS x)`,
+      query_params: { event: eventId },
+    });
+    expect((await svc.request('PUT', `/v1.0/events/${eventId}`, { token, body: { timezone: 'Europe/Berlin' } })).status).to.equal(200);
+    expect(await dayCounts(eventId)).to.deep.equal({ '2026-02-01T00:00:00.000Z': 3 });
+  });
+
   it('agree with ClickHouse toStartOfDay in many zones over two years', async () => {
     const zones = ['Europe/Berlin', 'Asia/Kolkata', 'America/Santiago', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Chatham', 'America/Havana', 'Asia/Beirut', 'Europe/Dublin'];
     const instants: number[] = [];
