@@ -58,6 +58,25 @@ describe('day buckets', function () {
     return res.body.event_id;
   }
 
+  /** A UTC event created `daysAgo` days ago. */
+  async function createOldEvent(event: string, daysAgo: number): Promise<string> {
+    const eventId = await createEvent(event, 'UTC');
+    await svc.stores.postgres.query("UPDATE event_definitions SET created_at = now() - make_interval(days => $2) WHERE event_id = $1", [eventId, daysAgo]);
+    return eventId;
+  }
+
+  /** A day row of `count` records all equal to `value`, written straight into rollup_day. */
+  async function insertDayRow(eventId: string, event: string, day: string, count: number, value: number): Promise<void> {
+    await svc.stores.clickhouse.client.command({
+      query: `INSERT INTO rollup_day
+              SELECT 'days-ws', {event:UUID}, toDateTime({day:String}, 'UTC'), 'tz', {name:String}, {count:UInt64},
+                     {count:UInt64} * any(x), {count:UInt64} * any(x) * any(x), any(x), any(x),
+                     varSampStableState(x), quantilesTDigestState(0.95, 0.99)(x)
+              FROM (SELECT toFloat64({value:Float64}) AS x)`,
+      query_params: { event: eventId, day, name: event, count, value },
+    });
+  }
+
   it('start at local midnight across a 23-hour DST day (Europe/Berlin)', async () => {
     const eventId = await createEvent('berlin', 'Europe/Berlin');
     await ingestDirectly([
@@ -117,16 +136,9 @@ describe('day buckets', function () {
   });
 
   it('of an event older than the minute rollup keep their old days and rebuild the recent ones', async () => {
-    const eventId = await createEvent('veteran', 'UTC');
-    await svc.stores.postgres.query("UPDATE event_definitions SET created_at = now() - interval '200 days' WHERE event_id = $1", [eventId]);
+    const eventId = await createOldEvent('veteran', 200);
     // A day from before the minute rollup's 90 days: it exists only as a day row.
-    await svc.stores.clickhouse.client.command({
-      query: `INSERT INTO rollup_day
-              SELECT 'days-ws', {event:UUID}, toDateTime('2026-01-05 00:00:00', 'UTC'), 'tz', 'veteran', 1, 7, 49, 7, 7,
-                     varSampStableState(x), quantilesTDigestState(0.95, 0.99)(x)
-              FROM (SELECT toFloat64(7) AS x)`,
-      query_params: { event: eventId },
-    });
+    await insertDayRow(eventId, 'veteran', '2026-01-05 00:00:00', 1, 7);
     const now = Date.now();
     const recent = [10, 3].map((daysAgo) => new Date(Math.floor(now / 86_400_000) * 86_400_000 - daysAgo * 86_400_000 + 12 * 3_600_000).toISOString());
     await ingestDirectly(recent.map((t) => record('veteran', 1, t)));
@@ -139,15 +151,8 @@ describe('day buckets', function () {
   });
 
   it('of a long-idle old event survive a timezone change untouched', async () => {
-    const eventId = await createEvent('sleeper', 'UTC');
-    await svc.stores.postgres.query("UPDATE event_definitions SET created_at = now() - interval '300 days' WHERE event_id = $1", [eventId]);
-    await svc.stores.clickhouse.client.command({
-      query: `INSERT INTO rollup_day
-              SELECT 'days-ws', {event:UUID}, toDateTime('2026-02-01 00:00:00', 'UTC'), 'tz', 'sleeper', 3, 6, 12, 2, 2,
-                     varSampStableState(x), quantilesTDigestState(0.95, 0.99)(x)
-              FROM (SELECT toFloat64(2) AS x)`,
-      query_params: { event: eventId },
-    });
+    const eventId = await createOldEvent('sleeper', 300);
+    await insertDayRow(eventId, 'sleeper', '2026-02-01 00:00:00', 3, 2);
     expect((await svc.request('PUT', `/v1.0/events/${eventId}`, { token, body: { timezone: 'Europe/Berlin' } })).status).to.equal(200);
     expect(await dayCounts(eventId)).to.deep.equal({ '2026-02-01T00:00:00.000Z': 3 });
   });
