@@ -2,8 +2,8 @@
 // Measures log ingestion end to end: the service runs in a child process on fresh embedded
 // stores and takes pre-generated batches from concurrent clients; then, with the service
 // stopped, the same rows go straight into a fresh embedded ClickHouse as the ceiling to
-// compare with. Pass INGEST_FLUSH_INTERVAL_MS, INGEST_BATCH_MAX_RECORDS and
-// INGEST_QUEUE_MAX_RECORDS in the environment to try other group-commit settings.
+// compare with. Set the INGEST_* variables (see README) in the environment to try other
+// group-commit settings.
 import { ConfigError } from '../src/config.js';
 import { installInterruptHandlers, onCleanup, runCleanup, temporaryDir } from './bench/cleanup.js';
 import { generateBatches, totalBytes, type RequestBatch } from './bench/dataset.js';
