@@ -11,16 +11,12 @@ import type { Workspace } from '../auth/tokens.js';
 import { ensureEventDefinition } from '../events/definitions.js';
 import type { PostgresStore } from '../stores/postgres.js';
 
-export interface ResolvedEvent {
-  readonly eventId: string;
-  readonly timezone: string;
-}
-
 export const CACHE_TTL_MS = 30_000;
 const MAX_ENTRIES_PER_WORKSPACE = 50_000;
 
 interface Entry {
-  readonly resolved: Promise<ResolvedEvent>;
+  /** The event id. */
+  readonly resolved: Promise<string>;
   readonly expiresAt: number;
   refreshing?: boolean;
 }
@@ -34,7 +30,8 @@ export class EventDirectory {
 
   constructor(private readonly postgres: PostgresStore) {}
 
-  resolve(ws: Workspace, agent: string, event: string): Promise<ResolvedEvent> {
+  /** The event id of (agent, event) in the workspace, creating the definition when new. */
+  resolve(ws: Workspace, agent: string, event: string): Promise<string> {
     let pairs = this.cache.get(ws.userId);
     if (!pairs) {
       pairs = new Map();
@@ -55,13 +52,13 @@ export class EventDirectory {
   }
 
   /** Reads (or creates) the definition and caches the answer; concurrent callers share it. */
-  private lookUp(ws: Workspace, pairs: Map<string, Entry>, key: string, agent: string, event: string): Promise<ResolvedEvent> {
+  private lookUp(ws: Workspace, pairs: Map<string, Entry>, key: string, agent: string, event: string): Promise<string> {
     const startedAt = this.changes;
     const resolved = ensureEventDefinition(this.postgres, ws, agent, event).then((d) => {
       // A timezone set in this process after the lookup began is newer than what it read.
       const known = this.timezones.get(d.event_id);
       if (!known || known.setAt <= startedAt) this.timezones.set(d.event_id, { timezone: d.timezone, setAt: startedAt });
-      return { eventId: d.event_id, timezone: this.timezones.get(d.event_id)!.timezone };
+      return d.event_id;
     });
     const entry: Entry = { resolved, expiresAt: Date.now() + CACHE_TTL_MS };
     if (!pairs.has(key)) {

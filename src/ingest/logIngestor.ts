@@ -50,7 +50,7 @@ export class LogIngestor {
     const eventIds = new Map<string, string>();
     await Promise.all(
       [...new Map(records.map((r) => [pairKey(r), r])).entries()].map(async ([key, r]) => {
-        eventIds.set(key, (await this.deps.directory.resolve(ws, r.agent, r.event)).eventId);
+        eventIds.set(key, await this.deps.directory.resolve(ws, r.agent, r.event));
       }),
     );
     const receivedIso = new Date(receivedAt).toISOString();

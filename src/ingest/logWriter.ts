@@ -80,6 +80,7 @@ export class LogWriter {
 
   /** Remembers the ids stored in the last 10 minutes, so that idempotency survives a restart. */
   async loadRecentIds(): Promise<number> {
+    // Oldest first, as they were remembered at run time, so a capped window keeps the newest.
     const result = await this.clickhouse.client.query({
       query: `SELECT workspace_id, toString(log_id) AS log_id, toUnixTimestamp64Milli(received_at) AS received_ms
               FROM logs WHERE received_at >= now64(3) - toIntervalMillisecond({window:UInt32})

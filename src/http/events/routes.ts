@@ -104,10 +104,11 @@ export function eventRoutes({ stores, directory, timezones, betweenInserts }: Ev
       timezone: body.timezone === undefined ? undefined : timezoneOrFail(body.timezone),
       public: body.public,
     };
+    const newTimezone = changes.timezone !== undefined && changes.timezone !== current.timezone ? changes.timezone : null;
     const apply = async () => {
-      if (changes.timezone !== undefined && changes.timezone !== current.timezone) {
+      if (newTimezone !== null) {
         // Rebuild first: if the update then fails, a retried PUT still sees the change to make.
-        await rebucketDayRollups(clickhouse, ws.userId, current.event_id, current.created_at, changes.timezone);
+        await rebucketDayRollups(clickhouse, ws.userId, current.event_id, current.created_at, newTimezone);
       }
       const updated = await updateEventDefinition(postgres, ws, current, changes);
       if (!updated) throw notFound('event definition');
@@ -115,7 +116,7 @@ export function eventRoutes({ stores, directory, timezones, betweenInserts }: Ev
       return updated;
     };
     try {
-      const updated = changes.timezone !== undefined && changes.timezone !== current.timezone ? await betweenInserts(apply) : await apply();
+      const updated = newTimezone !== null ? await betweenInserts(apply) : await apply();
       ctx.body = eventDefinitionJson(updated);
     } catch (err) {
       if (err instanceof PairTakenError) throw conflict('event_exists', err.message);
