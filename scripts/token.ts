@@ -2,7 +2,7 @@
 // Issues a workspace token: through the admin API when the service runs, else on the stores.
 import { parseArgs } from 'node:util';
 import { issueToken } from '../src/auth/tokens.js';
-import { HttpError } from '../src/errors.js';
+import { AppError } from '../src/errors.js';
 import { issueTokenSchema, type IssueTokenBody } from '../src/http/admin/schemas.js';
 import { bodyValidator } from '../src/http/validation.js';
 import { configOrExit, fail, postToAdminApi, withStores } from './lib/adminOrStores.js';
@@ -24,10 +24,10 @@ if (issued === null) {
   try {
     bodyValidator<IssueTokenBody>(issueTokenSchema)(body);
   } catch (err) {
-    if (err instanceof HttpError) fail(err.details.map((d) => `${d.path}: ${d.message}`).join('\n'));
+    if (err instanceof AppError) fail(err.details.map((d) => `${d.path}: ${d.message}`).join('\n'));
     throw err;
   }
-  const { token, userId } = await withStores(config, (stores) => stores.postgres.transaction((tx) => issueToken(tx, body.user_id, body.email)));
-  issued = { token, user_id: userId };
+  const { token, workspaceId } = await withStores(config, (stores) => stores.postgres.transaction((tx) => issueToken(tx, body.user_id, body.email)));
+  issued = { token, user_id: workspaceId };
 }
 process.stdout.write(`${JSON.stringify(issued)}\n`);

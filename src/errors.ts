@@ -1,39 +1,63 @@
-// Every error a client can see is an HttpError: a status, a stable snake_case code,
-// a readable message and, where they apply, the problems one by one with their JSON paths.
+// Errors that a client or a worker can act on. Domain modules (src/<domain>/) throw an
+// AppError: a kind (what went wrong, in the domain's terms), a stable snake_case code, a
+// readable message and, where they apply, the problems one by one with their JSON paths.
+// Only the HTTP layer turns a kind into a status (src/http/middleware/errorHandler.ts), so
+// workers and scripts call the same operations and read the same codes without HTTP.
 
 export interface ErrorDetail {
-  /** JSON Pointer into the request (body, query or path), e.g. "/3/value". */
+  /** JSON Pointer into the input (body, query or path), e.g. "/3/value". */
   readonly path: string;
   readonly message: string;
 }
 
-export class HttpError extends Error {
+export type ErrorKind =
+  /** The input breaks a rule; nothing was changed. */
+  | 'invalid'
+  /** No valid credentials. */
+  | 'unauthorized'
+  /** The resource does not exist in this workspace. */
+  | 'not_found'
+  /** The input is valid but clashes with the current state. */
+  | 'conflict'
+  /** Temporarily unable; retrying later may succeed. */
+  | 'unavailable'
+  /** A downstream provider refused or failed. */
+  | 'upstream_failed';
+
+export interface AppErrorOptions {
+  /** Seconds a client should wait before retrying (kind `unavailable`). */
+  readonly retryAfterSeconds?: number;
+  /** Extra top-level fields for the error body, beside `error`. */
+  readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+export class AppError extends Error {
   constructor(
-    readonly status: number,
+    readonly kind: ErrorKind,
     readonly code: string,
     message: string,
     readonly details: readonly ErrorDetail[] = [],
-    /** Extra headers for the response, e.g. Retry-After. */
-    readonly headers: Readonly<Record<string, string>> = {},
-    /** Extra top-level fields for the error body, beside `error`. */
-    readonly extra: Readonly<Record<string, unknown>> = {},
+    readonly options: AppErrorOptions = {},
   ) {
     super(message);
-    this.name = 'HttpError';
+    this.name = 'AppError';
   }
 }
 
-export const badRequest = (code: string, message: string, details: readonly ErrorDetail[] = []) =>
-  new HttpError(400, code, message, details);
+export const invalid = (code: string, message: string, details: readonly ErrorDetail[] = []) =>
+  new AppError('invalid', code, message, details);
 
 export const validationFailed = (details: readonly ErrorDetail[], message = 'The request is invalid; see details.') =>
-  new HttpError(400, 'validation_failed', message, details);
+  new AppError('invalid', 'validation_failed', message, details);
 
-export const unauthorized = (message = 'A valid bearer token is required.') => new HttpError(401, 'unauthorized', message);
+export const unauthorized = (message = 'A valid bearer token is required.') => new AppError('unauthorized', 'unauthorized', message);
 
-export const notFound = (what = 'resource') => new HttpError(404, 'not_found', `No such ${what}.`);
+export const notFound = (what = 'resource') => new AppError('not_found', 'not_found', `No such ${what}.`);
 
-export const conflict = (code: string, message: string) => new HttpError(409, code, message);
+export const conflict = (code: string, message: string) => new AppError('conflict', code, message);
 
-export const serviceUnavailable = (code: string, message: string, retryAfterSeconds: number) =>
-  new HttpError(503, code, message, [], { 'Retry-After': String(retryAfterSeconds) });
+export const unavailable = (code: string, message: string, retryAfterSeconds: number) =>
+  new AppError('unavailable', code, message, [], { retryAfterSeconds });
+
+export const upstreamFailed = (code: string, message: string, details: readonly ErrorDetail[] = [], extra: Record<string, unknown> = {}) =>
+  new AppError('upstream_failed', code, message, details, { extra });

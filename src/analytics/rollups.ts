@@ -1,6 +1,5 @@
 // Reads rollup buckets of one event, newest first. Buckets are combined at read time with
 // the same functions the tables aggregate with, so unmerged parts never show twice.
-import type { Workspace } from '../auth/tokens.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { Page } from '../http/params.js';
 
@@ -28,7 +27,7 @@ export interface BucketRange {
 
 export async function readRollupBuckets(
   clickhouse: ClickHouseStore,
-  ws: Workspace,
+  workspaceId: string,
   eventId: string,
   period: Period,
   page: Page,
@@ -49,7 +48,7 @@ export async function readRollupBuckets(
       GROUP BY r.bucket
       ORDER BY r.bucket DESC
       LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
-    query_params: { ws: ws.userId, event: eventId, from: range.from, to: range.to, limit: page.limit, offset: page.offset },
+    query_params: { ws: workspaceId, event: eventId, from: range.from, to: range.to, limit: page.limit, offset: page.offset },
     format: 'JSONEachRow',
   });
   return result.json<RollupBucket>();

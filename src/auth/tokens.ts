@@ -5,13 +5,9 @@ import type { Queryable } from '../stores/postgres.js';
 
 const TOKEN_PREFIX = 'alm_';
 
-export interface Workspace {
-  readonly userId: string;
-}
-
 export interface IssuedToken {
   readonly token: string;
-  readonly userId: string;
+  readonly workspaceId: string;
 }
 
 export function hashToken(token: string): string {
@@ -24,21 +20,21 @@ export function secretsEqual(a: string, b: string): boolean {
 }
 
 /** Creates the workspace on first use, updates its owner email when given, and issues one more token. */
-export async function issueToken(db: Queryable, userId: string, email: string | undefined): Promise<IssuedToken> {
+export async function issueToken(db: Queryable, workspaceId: string, email: string | undefined): Promise<IssuedToken> {
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
   await db.query(
     `INSERT INTO workspaces (user_id, email) VALUES ($1, $2)
      ON CONFLICT (user_id) DO UPDATE
        SET email = COALESCE(EXCLUDED.email, workspaces.email),
            updated_at = CASE WHEN EXCLUDED.email IS NULL THEN workspaces.updated_at ELSE now() END`,
-    [userId, email ?? null],
+    [workspaceId, email ?? null],
   );
   await db.query('INSERT INTO api_tokens (token_hash, user_id, token_prefix) VALUES ($1, $2, $3)', [
     hashToken(token),
-    userId,
+    workspaceId,
     token.slice(0, TOKEN_PREFIX.length + 4),
   ]);
-  return { token, userId };
+  return { token, workspaceId };
 }
 
 /**
@@ -46,7 +42,7 @@ export async function issueToken(db: Queryable, userId: string, email: string | 
  * hot path does not query Postgres on every request; unknown tokens are never cached.
  */
 export class TokenAuthenticator {
-  private readonly cache = new Map<string, { workspace: Workspace; expiresAt: number }>();
+  private readonly cache = new Map<string, { workspaceId: string; expiresAt: number }>();
 
   constructor(
     private readonly db: Queryable,
@@ -54,11 +50,12 @@ export class TokenAuthenticator {
     private readonly maxEntries = 10_000,
   ) {}
 
-  async authenticate(token: string): Promise<Workspace | null> {
+  /** The workspace id of a token, or null when the token is unknown. */
+  async authenticate(token: string): Promise<string | null> {
     const hash = hashToken(token);
     const now = Date.now();
     const cached = this.cache.get(hash);
-    if (cached && cached.expiresAt > now) return cached.workspace;
+    if (cached && cached.expiresAt > now) return cached.workspaceId;
 
     const rows = await this.db.query<{ user_id: string }>('SELECT user_id FROM api_tokens WHERE token_hash = $1', [hash]);
     const row = rows[0];
@@ -66,9 +63,9 @@ export class TokenAuthenticator {
       this.cache.delete(hash);
       return null;
     }
-    const workspace: Workspace = { userId: row.user_id };
+    const workspaceId = row.user_id;
     if (this.cache.size >= this.maxEntries) this.cache.clear();
-    this.cache.set(hash, { workspace, expiresAt: now + this.ttlMs });
-    return workspace;
+    this.cache.set(hash, { workspaceId, expiresAt: now + this.ttlMs });
+    return workspaceId;
   }
 }

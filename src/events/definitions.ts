@@ -1,7 +1,6 @@
 // Event definitions in Postgres. Every function takes the workspace and filters by it:
 // a definition of another workspace is simply not found.
 import { randomBytes } from 'node:crypto';
-import type { Workspace } from '../auth/tokens.js';
 import { newId } from '../ids.js';
 import type { Page } from '../http/params.js';
 import { sqlState, UNIQUE_VIOLATION, type Queryable } from '../stores/postgres.js';
@@ -50,7 +49,7 @@ function newShareToken(): string {
   return randomBytes(24).toString('base64url');
 }
 
-export async function createEventDefinition(db: Queryable, ws: Workspace, input: NewEventDefinition): Promise<EventDefinition> {
+export async function createEventDefinition(db: Queryable, workspaceId: string, input: NewEventDefinition): Promise<EventDefinition> {
   try {
     const rows = await db.query<EventDefinition>(
       `INSERT INTO event_definitions (event_id, user_id, event, agent, title, description, unit, timezone, public, share_token)
@@ -58,7 +57,7 @@ export async function createEventDefinition(db: Queryable, ws: Workspace, input:
        RETURNING ${COLUMNS}`,
       [
         newId(),
-        ws.userId,
+        workspaceId,
         input.event,
         input.agent,
         input.title ?? null,
@@ -80,43 +79,43 @@ export async function createEventDefinition(db: Queryable, ws: Workspace, input:
  * The definition of (agent, event), created with defaults when there is none. Safe when
  * several requests or processes race for the same new pair: one row wins, all get it.
  */
-export async function ensureEventDefinition(db: Queryable, ws: Workspace, agent: string, event: string): Promise<EventDefinition> {
+export async function ensureEventDefinition(db: Queryable, workspaceId: string, agent: string, event: string): Promise<EventDefinition> {
   const inserted = await db.query<EventDefinition>(
     `INSERT INTO event_definitions (event_id, user_id, event, agent, share_token)
      VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT ON CONSTRAINT event_definitions_pair_key DO NOTHING
      RETURNING ${COLUMNS}`,
-    [newId(), ws.userId, event, agent, newShareToken()],
+    [newId(), workspaceId, event, agent, newShareToken()],
   );
   if (inserted[0]) return inserted[0];
   const existing = await db.query<EventDefinition>(
     `SELECT ${COLUMNS} FROM event_definitions WHERE user_id = $1 AND agent = $2 AND event = $3`,
-    [ws.userId, agent, event],
+    [workspaceId, agent, event],
   );
   if (!existing[0]) throw new Error(`event definition ${agent}/${event} vanished while being created`);
   return existing[0];
 }
 
-export async function getEventDefinition(db: Queryable, ws: Workspace, eventId: string): Promise<EventDefinition | null> {
+export async function getEventDefinition(db: Queryable, workspaceId: string, eventId: string): Promise<EventDefinition | null> {
   const rows = await db.query<EventDefinition>(`SELECT ${COLUMNS} FROM event_definitions WHERE user_id = $1 AND event_id = $2`, [
-    ws.userId,
+    workspaceId,
     eventId,
   ]);
   return rows[0] ?? null;
 }
 
-export async function listEventDefinitions(db: Queryable, ws: Workspace, page: Page): Promise<EventDefinition[]> {
+export async function listEventDefinitions(db: Queryable, workspaceId: string, page: Page): Promise<EventDefinition[]> {
   return db.query<EventDefinition>(
     `SELECT ${COLUMNS} FROM event_definitions WHERE user_id = $1
      ORDER BY created_at DESC, event_id DESC LIMIT $2 OFFSET $3`,
-    [ws.userId, page.limit, page.offset],
+    [workspaceId, page.limit, page.offset],
   );
 }
 
 /** Applies the given changes to `current`; returns the updated definition. */
 export async function updateEventDefinition(
   db: Queryable,
-  ws: Workspace,
+  workspaceId: string,
   current: EventDefinition,
   changes: EventDefinitionChanges,
 ): Promise<EventDefinition | null> {
@@ -126,7 +125,7 @@ export async function updateEventDefinition(
     const rows = await db.query<EventDefinition>(
       `UPDATE event_definitions SET ${[...sets, 'updated_at = now()'].join(', ')}
        WHERE user_id = $1 AND event_id = $2 RETURNING ${COLUMNS}`,
-      [ws.userId, current.event_id, ...fields.map(([, v]) => v)],
+      [workspaceId, current.event_id, ...fields.map(([, v]) => v)],
     );
     return rows[0] ?? null;
   } catch (err) {

@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { badRequest } from '../errors.js';
+import { invalid } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { AppState } from './context.js';
 import { queryValidator } from './validation.js';
@@ -8,7 +8,7 @@ import { queryValidator } from './validation.js';
 export function requireUuidParams(router: Router<AppState>, names: readonly string[]): void {
   for (const name of names) {
     router.param(name, async (value, ctx, next) => {
-      if (!isUuid(value)) throw badRequest('invalid_id', `${name} must be a UUID.`, [{ path: `/${name}`, message: 'must be a UUID' }]);
+      if (!isUuid(value)) throw invalid('invalid_id', `${name} must be a UUID.`, [{ path: `/${name}`, message: 'must be a UUID' }]);
       ctx.params[name] = value.toLowerCase();
       return next();
     });

@@ -7,7 +7,6 @@
 //
 // It also knows each event's timezone for the group-commit writer, which computes day
 // buckets at insert time: a timezone change made here applies to rows still queued.
-import type { Workspace } from '../auth/tokens.js';
 import { ensureEventDefinition } from '../events/definitions.js';
 import type { PostgresStore } from '../stores/postgres.js';
 
@@ -31,11 +30,11 @@ export class EventDirectory {
   constructor(private readonly postgres: PostgresStore) {}
 
   /** The event id of (agent, event) in the workspace, creating the definition when new. */
-  resolve(ws: Workspace, agent: string, event: string): Promise<string> {
-    let pairs = this.cache.get(ws.userId);
+  resolve(workspaceId: string, agent: string, event: string): Promise<string> {
+    let pairs = this.cache.get(workspaceId);
     if (!pairs) {
       pairs = new Map();
-      this.cache.set(ws.userId, pairs);
+      this.cache.set(workspaceId, pairs);
     }
     const key = `${agent}\u0000${event}`;
     const cached = pairs.get(key);
@@ -44,17 +43,17 @@ export class EventDirectory {
       if (!cached.refreshing) {
         cached.refreshing = true;
         // A failed refresh keeps the stale entry; the next request tries again.
-        this.lookUp(ws, pairs, key, agent, event).catch(() => (cached.refreshing = false));
+        this.lookUp(workspaceId, pairs, key, agent, event).catch(() => (cached.refreshing = false));
       }
       return cached.resolved;
     }
-    return this.lookUp(ws, pairs, key, agent, event);
+    return this.lookUp(workspaceId, pairs, key, agent, event);
   }
 
   /** Reads (or creates) the definition and caches the answer; concurrent callers share it. */
-  private lookUp(ws: Workspace, pairs: Map<string, Entry>, key: string, agent: string, event: string): Promise<string> {
+  private lookUp(workspaceId: string, pairs: Map<string, Entry>, key: string, agent: string, event: string): Promise<string> {
     const startedAt = this.changes;
-    const resolved = ensureEventDefinition(this.postgres, ws, agent, event).then((d) => {
+    const resolved = ensureEventDefinition(this.postgres, workspaceId, agent, event).then((d) => {
       // A timezone set in this process after the lookup began is newer than what it read.
       const known = this.timezones.get(d.event_id);
       if (!known || known.setAt <= startedAt) this.timezones.set(d.event_id, { timezone: d.timezone, setAt: startedAt });
@@ -81,9 +80,9 @@ export class EventDirectory {
   }
 
   /** Records a definition change made by this process. */
-  definitionChanged(ws: Workspace, eventId: string, timezone: string): void {
+  definitionChanged(workspaceId: string, eventId: string, timezone: string): void {
     this.changes++;
     this.timezones.set(eventId, { timezone, setAt: this.changes });
-    this.cache.delete(ws.userId);
+    this.cache.delete(workspaceId);
   }
 }

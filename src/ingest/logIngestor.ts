@@ -1,8 +1,7 @@
 // The ingest path after validation: resolve each record's event definition, queue its row,
 // and answer once the group commit holding it has been stored.
-import type { Workspace } from '../auth/tokens.js';
 import type { IngestConfig } from '../config.js';
-import { serviceUnavailable } from '../errors.js';
+import { unavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
@@ -41,7 +40,7 @@ export class LogIngestor {
   }
 
   /** Stores the records; resolves when they are in ClickHouse. Throws 503 when it cannot take them. */
-  async ingest(ws: Workspace, records: readonly NewLogRecord[], receivedAt: number): Promise<void> {
+  async ingest(workspaceId: string, records: readonly NewLogRecord[], receivedAt: number): Promise<void> {
     if (records.length === 0) return;
     // Refuse before creating event definitions: an overloaded answer changes nothing.
     if (this.queue.pendingRows + records.length > this.deps.config.queueMaxRecords) throw this.overloaded(records.length);
@@ -50,11 +49,11 @@ export class LogIngestor {
     const eventIds = new Map<string, string>();
     await Promise.all(
       [...new Map(records.map((r) => [pairKey(r), r])).entries()].map(async ([key, r]) => {
-        eventIds.set(key, await this.deps.directory.resolve(ws, r.agent, r.event));
+        eventIds.set(key, await this.deps.directory.resolve(workspaceId, r.agent, r.event));
       }),
     );
     const receivedIso = new Date(receivedAt).toISOString();
-    const rows = records.map((r) => queuedRow(ws.userId, eventIds.get(pairKey(r))!, r, receivedIso));
+    const rows = records.map((r) => queuedRow(workspaceId, eventIds.get(pairKey(r))!, r, receivedIso));
 
     try {
       await this.queue.enqueue(rows);
@@ -62,7 +61,7 @@ export class LogIngestor {
       if (err instanceof QueueFullError) throw this.overloaded(records.length);
       this.deps.metrics.rejectedRecords.inc({ reason: 'storage_error' }, records.length);
       this.deps.logger.error('log insert failed', { err, records: records.length });
-      throw serviceUnavailable('storage_unavailable', 'The logs could not be stored. Retry the batch.', 1);
+      throw unavailable('storage_unavailable', 'The logs could not be stored. Retry the batch.', 1);
     }
   }
 
@@ -78,6 +77,6 @@ export class LogIngestor {
 
   private overloaded(records: number) {
     this.deps.metrics.rejectedRecords.inc({ reason: 'overload' }, records);
-    return serviceUnavailable('ingest_overloaded', 'The ingest queue is full; nothing of this batch was stored. Retry after the given delay.', 1);
+    return unavailable('ingest_overloaded', 'The ingest queue is full; nothing of this batch was stored. Retry after the given delay.', 1);
   }
 }

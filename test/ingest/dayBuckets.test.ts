@@ -24,11 +24,11 @@ describe('day buckets', function () {
   this.timeout(120_000);
   let svc: TestService;
   let token: string;
-  const ws = { userId: 'days-ws' };
+  const workspaceId = 'days-ws';
 
   before(async () => {
     svc = await startTestService();
-    token = await svc.tokenFor(ws.userId);
+    token = await svc.tokenFor(workspaceId);
   });
   after(() => svc.close());
 
@@ -49,7 +49,7 @@ describe('day buckets', function () {
       metrics: createMetrics(),
       logger: createLogger('silent'),
     });
-    await ingestor.ingest(ws, records, Date.now());
+    await ingestor.ingest(workspaceId, records, Date.now());
   }
 
   async function createEvent(event: string, timezone: string): Promise<string> {

@@ -3,7 +3,7 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { issueToken, secretsEqual } from '../../auth/tokens.js';
-import { badRequest, notFound, unauthorized } from '../../errors.js';
+import { invalid, notFound, unauthorized } from '../../errors.js';
 import type { Stores } from '../../stores/index.js';
 import type { AppState } from '../context.js';
 import { bearerToken } from '../middleware/authenticate.js';
@@ -33,7 +33,7 @@ export function adminRoutes(adminToken: string | null, stores: Stores): Router<A
     const body = validateIssueToken(ctx.request.body);
     const issued = await stores.postgres.transaction((tx) => issueToken(tx, body.user_id, body.email));
     ctx.status = 201;
-    ctx.body = { token: issued.token, user_id: issued.userId };
+    ctx.body = { token: issued.token, user_id: issued.workspaceId };
   });
 
   // Rows as a JSON array; the session is readonly=1 with bounded result size and time.
@@ -43,7 +43,7 @@ export function adminRoutes(adminToken: string | null, stores: Stores): Router<A
       ctx.body = await stores.clickhouse.queryReadonly(query);
     } catch (err) {
       const message = err instanceof Error ? err.message.split('\n')[0]!.trim() : String(err);
-      throw badRequest('sql_error', message);
+      throw invalid('sql_error', message);
     }
   });
 

@@ -1,7 +1,7 @@
 // Event definitions (INTERFACE §4.5, DECISIONS E) and the rollup read of one event.
 import Router from '@koa/router';
 import { readRollupBuckets } from '../../analytics/rollups.js';
-import { badRequest, conflict, notFound, validationFailed } from '../../errors.js';
+import { conflict, invalid, notFound, validationFailed } from '../../errors.js';
 import {
   createEventDefinition,
   getEventDefinition,
@@ -90,7 +90,7 @@ export function eventRoutes({ stores, directory, timezones, betweenInserts }: Ev
   });
 
   router.put('/:eventID', async (ctx) => {
-    const ws = workspaceOf(ctx);
+    const workspaceId = workspaceOf(ctx);
     const body = validateUpdate(ctx.request.body);
     const current = await load(ctx);
     if (body.event !== undefined && body.event.trim() !== current.event) {
@@ -108,11 +108,11 @@ export function eventRoutes({ stores, directory, timezones, betweenInserts }: Ev
     const apply = async () => {
       if (newTimezone !== null) {
         // Rebuild first: if the update then fails, a retried PUT still sees the change to make.
-        await rebucketDayRollups(clickhouse, ws.userId, current.event_id, current.created_at, newTimezone);
+        await rebucketDayRollups(clickhouse, workspaceId, current.event_id, current.created_at, newTimezone);
       }
-      const updated = await updateEventDefinition(postgres, ws, current, changes);
+      const updated = await updateEventDefinition(postgres, workspaceId, current, changes);
       if (!updated) throw notFound('event definition');
-      directory.definitionChanged(ws, updated.event_id, updated.timezone);
+      directory.definitionChanged(workspaceId, updated.event_id, updated.timezone);
       return updated;
     };
     try {
@@ -132,7 +132,7 @@ export function eventRoutes({ stores, directory, timezones, betweenInserts }: Ev
       ...(query.to === undefined ? {} : { to: Date.parse(query.to) }),
     };
     if (range.from !== undefined && range.to !== undefined && range.from > range.to) {
-      throw badRequest('invalid_range', 'from must not be after to.', [{ path: '/from', message: 'must not be after to' }]);
+      throw invalid('invalid_range', 'from must not be after to.', [{ path: '/from', message: 'must not be after to' }]);
     }
     const page = { limit: query.limit ?? 100, offset: query.offset ?? 0 };
     const buckets = await readRollupBuckets(clickhouse, workspaceOf(ctx), definition.event_id, query.period, page, range);

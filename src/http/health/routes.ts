@@ -1,6 +1,6 @@
 // Probes and scrapers: no token, no workspace data.
 import Router from '@koa/router';
-import { HttpError } from '../../errors.js';
+import { HttpError } from '../httpError.js';
 import type { Metrics } from '../../metrics.js';
 import type { Stores } from '../../stores/index.js';
 import type { AppState } from '../context.js';

@@ -14,9 +14,9 @@ export function authenticate(tokens: TokenAuthenticator): Middleware<AppState> {
   return async (ctx, next) => {
     const token = bearerToken(ctx.get('Authorization'));
     if (token === null) throw unauthorized('Send the header Authorization: Bearer <token>.');
-    const workspace = await tokens.authenticate(token);
-    if (workspace === null) throw unauthorized('The bearer token is not valid.');
-    ctx.state.workspace = workspace;
+    const workspaceId = await tokens.authenticate(token);
+    if (workspaceId === null) throw unauthorized('The bearer token is not valid.');
+    ctx.state.workspaceId = workspaceId;
     await next();
   };
 }

@@ -1,9 +1,20 @@
 // The one place that renders errors: every status >= 400 leaves as
 // {"error": {"code", "message", "details"}}; internals of a 500 go to the log only.
+// Domain errors (AppError) get their status here, from their kind.
 import type { Middleware } from 'koa';
-import { HttpError } from '../../errors.js';
+import { AppError, type ErrorKind } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { AppState } from '../context.js';
+import { HttpError } from '../httpError.js';
+
+const STATUS_BY_KIND: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthorized: 401,
+  not_found: 404,
+  conflict: 409,
+  upstream_failed: 502,
+  unavailable: 503,
+};
 
 const CODES_BY_STATUS: Record<number, string> = {
   400: 'bad_request',
@@ -27,9 +38,15 @@ interface LibraryError {
   message?: string;
 }
 
-/** Turns client errors thrown by Koa or its router into HttpErrors; anything else is a 500 (null). */
+/** The HTTP shape of an error a client may see; null for anything else (a 500). */
 export function toHttpError(err: unknown): HttpError | null {
   if (err instanceof HttpError) return err;
+  if (err instanceof AppError) {
+    const { retryAfterSeconds, extra } = err.options;
+    const headers: Record<string, string> = retryAfterSeconds === undefined ? {} : { 'Retry-After': String(retryAfterSeconds) };
+    return new HttpError(STATUS_BY_KIND[err.kind], err.code, err.message, err.details, headers, extra);
+  }
+  // Client errors thrown by Koa or its router (405, 501 …).
   const e = (typeof err === 'object' && err !== null ? err : {}) as LibraryError;
   const status = e.status ?? e.statusCode;
   if (status !== undefined && status >= 400 && status < 500 && e.expose !== false) {

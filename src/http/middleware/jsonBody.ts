@@ -2,7 +2,7 @@
 // rather than silently ignored; a request without a body parses as {}.
 import bodyParser from 'koa-bodyparser';
 import type { Middleware } from 'koa';
-import { HttpError } from '../../errors.js';
+import { HttpError } from '../httpError.js';
 import type { AppState } from '../context.js';
 
 export const MAX_BODY = '1mb';

@@ -26,7 +26,7 @@ export function requestContext(logger: Logger, metrics: Metrics): Middleware<App
         path: ctx.path,
         status: ctx.status,
         duration_ms: Math.round(durationMs * 10) / 10,
-        ...(ctx.state.workspace ? { user_id: ctx.state.workspace.userId } : {}),
+        ...(ctx.state.workspaceId === undefined ? {} : { workspace_id: ctx.state.workspaceId }),
       });
     }
   };

@@ -1,0 +1,83 @@
+// Every API route is declared once, as a RouteSpec: method, path, the JSON Schemas of its
+// query and body, and its responses. The same spec object validates the request (ajv),
+// types the handler's input (json-schema-to-ts) and documents the route (openapi.ts), so
+// the three cannot drift apart.
+import Router from '@koa/router';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { AppContext, AppState } from './context.js';
+import { requireUuidParams } from './params.js';
+import { bodyValidator, queryValidator } from './validation.js';
+
+export type Method = 'get' | 'post' | 'put' | 'delete';
+
+/** Who may call a route: a workspace token (default), the admin token, or anyone. */
+export type RouteAuth = 'workspace' | 'admin' | 'none';
+
+export interface ResponseSpec {
+  readonly description: string;
+  /** JSON Schema of the body; absent for an empty body. */
+  readonly schema?: JSONSchema;
+}
+
+export interface RouteSpec<Q extends JSONSchema = JSONSchema, B extends JSONSchema = JSONSchema> {
+  readonly method: Method;
+  /** Relative to the router's prefix, in koa-router syntax: '/:eventID/logs'. `…ID` params are UUIDs. */
+  readonly path: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly auth?: RouteAuth;
+  readonly query?: Q;
+  readonly body?: B;
+  /** Keyed by status; error statuses use the common error body unless a schema is given. */
+  readonly responses: Readonly<Record<number, ResponseSpec>>;
+}
+
+/** What a handler receives: the validated (and, for queries, coerced) inputs. */
+export interface RouteInput<Q, B> {
+  readonly query: Q;
+  readonly body: B;
+}
+
+type Input<S extends JSONSchema | undefined> = S extends JSONSchema ? FromSchema<S> : undefined;
+
+export interface DocumentedRoute {
+  readonly spec: RouteSpec;
+  /** The full path, prefix included, in koa-router syntax. */
+  readonly fullPath: string;
+  readonly tag: string;
+}
+
+/** A koa Router that remembers the spec of each route it serves. */
+export class ApiRouter {
+  readonly router: Router<AppState>;
+  readonly routes: DocumentedRoute[] = [];
+
+  /**
+   * @param tag     the OpenAPI tag (the resource's name)
+   * @param prefix  e.g. '/v1.0/events'
+   * @param idParams path parameters that must be UUIDs (400 invalid_id otherwise)
+   */
+  constructor(
+    readonly tag: string,
+    readonly prefix: string,
+    idParams: readonly string[] = [],
+  ) {
+    this.router = new Router<AppState>(prefix === '' ? {} : { prefix });
+    requireUuidParams(this.router, idParams);
+  }
+
+  add<const Q extends JSONSchema | undefined = undefined, const B extends JSONSchema | undefined = undefined>(
+    spec: RouteSpec<Q & JSONSchema, B & JSONSchema> & { readonly query?: Q; readonly body?: B },
+    handler: (ctx: AppContext, input: RouteInput<Input<Q>, Input<B>>) => unknown,
+  ): this {
+    const validateQuery = spec.query === undefined ? null : queryValidator<Input<Q>>(spec.query as object);
+    const validateBody = spec.body === undefined ? null : bodyValidator<Input<B>>(spec.body as object);
+    this.routes.push({ spec: spec as RouteSpec, fullPath: this.prefix + (spec.path === '/' && this.prefix !== '' ? '' : spec.path), tag: this.tag });
+    this.router[spec.method](spec.path, async (ctx) => {
+      const query = (validateQuery ? validateQuery({ ...ctx.query }) : undefined) as Input<Q>;
+      const body = (validateBody ? validateBody(ctx.request.body) : undefined) as Input<B>;
+      await handler(ctx, { query, body });
+    });
+    return this;
+  }
+}

@@ -1,0 +1,102 @@
+// The OpenAPI 3.1 document of the API, built from the RouteSpecs the routers serve (see
+// apiRouter.ts), and served without a token at GET /v1.0/openapi.json.
+import Router from '@koa/router';
+import type { ApiRouter, DocumentedRoute } from './apiRouter.js';
+import type { AppState } from './context.js';
+
+export const OPENAPI_PATH = '/v1.0/openapi.json';
+
+const errorBodySchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'details'],
+      properties: {
+        code: { type: 'string', description: 'Stable snake_case code.' },
+        message: { type: 'string' },
+        details: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['path', 'message'],
+            properties: { path: { type: 'string', description: 'JSON Pointer into the request.' }, message: { type: 'string' } },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+/** koa-router's '/events/:eventID/logs' as OpenAPI's '/events/{eventID}/logs'. */
+export function openApiPath(koaPath: string): string {
+  return koaPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+function operation(route: DocumentedRoute) {
+  const { spec } = route;
+  const pathParams = [...route.fullPath.matchAll(/:([A-Za-z0-9_]+)/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string', format: 'uuid' },
+  }));
+  const query = spec.query as { properties?: Record<string, object>; required?: readonly string[] } | undefined;
+  const queryParams = Object.entries(query?.properties ?? {}).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: query?.required?.includes(name) ?? false,
+    schema,
+  }));
+  const responses = Object.fromEntries(
+    Object.entries(spec.responses).map(([status, response]) => {
+      const schema = response.schema ?? (Number(status) >= 400 ? { $ref: '#/components/schemas/Error' } : undefined);
+      return [status, { description: response.description, ...(schema ? { content: { 'application/json': { schema } } } : {}) }];
+    }),
+  );
+  const auth = spec.auth ?? 'workspace';
+  return {
+    tags: [route.tag],
+    summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
+    operationId: `${spec.method}${openApiPath(route.fullPath).replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    ...(pathParams.length + queryParams.length > 0 ? { parameters: [...pathParams, ...queryParams] } : {}),
+    ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+    responses,
+    security: auth === 'none' ? [] : [{ [auth === 'admin' ? 'adminToken' : 'workspaceToken']: [] }],
+  };
+}
+
+export function buildOpenApiDocument(routers: readonly ApiRouter[], version: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routers.flatMap((r) => r.routes)) {
+    const key = openApiPath(route.fullPath);
+    paths[key] = { ...paths[key], [route.spec.method]: operation(route) };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'alertmon',
+      version,
+      description: 'Agents send numeric logs; alertmon keeps rollups, compares windows, evaluates policies and delivers alerts.',
+    },
+    paths,
+    components: {
+      schemas: { Error: errorBodySchema },
+      securitySchemes: {
+        workspaceToken: { type: 'http', scheme: 'bearer', description: 'A workspace token (chp_…), from POST /v1.0/admin/tokens.' },
+        adminToken: { type: 'http', scheme: 'bearer', description: 'The ADMIN_TOKEN of the deployment.' },
+      },
+    },
+  };
+}
+
+/** GET /v1.0/openapi.json; the document is built once. */
+export function openApiRoutes(document: object): Router<AppState> {
+  const router = new Router<AppState>();
+  router.get(OPENAPI_PATH, (ctx) => {
+    ctx.body = document;
+  });
+  return router;
+}
