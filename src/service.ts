@@ -3,13 +3,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TokenAuthenticator } from './auth/tokens.js';
 import { buildApp, type Plane } from './app.js';
-import { servesControlPlane, servesIngest, type Config } from './config.js';
+import { runsWorker, servesControlPlane, servesIngest, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { TimezoneCatalog } from './events/timezones.js';
 import { EventDirectory } from './ingest/eventDirectory.js';
 import { LogIngestor } from './ingest/logIngestor.js';
 import { createMetrics } from './metrics.js';
 import { openStores, storeOptions, type Stores } from './stores/index.js';
+import { workerTasks, type BackgroundTask } from './workerTasks.js';
 
 export interface Service {
   /** Base URL of the main listener (PORT). */
@@ -26,10 +27,15 @@ export interface StartOptions {
   readonly stores?: Stores;
 }
 
+async function stopTasks(tasks: readonly BackgroundTask[]): Promise<void> {
+  for (const task of [...tasks].reverse()) await task.stop();
+}
+
 export async function startService(config: Config, logger: Logger, options: StartOptions = {}): Promise<Service> {
   const stores = options.stores ?? (await openStores(storeOptions(config)));
   const servers: http.Server[] = [];
   let ingestor: LogIngestor | null = null;
+  let tasks: BackgroundTask[] = [];
   try {
     const metrics = createMetrics();
     const directory = new EventDirectory(stores.postgres);
@@ -51,6 +57,10 @@ export async function startService(config: Config, logger: Logger, options: Star
       logsServer = await listen(buildApp(deps, new Set<Plane>(['logs'])).callback(), config.logsPort, config.host);
       servers.push(logsServer);
     }
+    if (runsWorker(config.role)) {
+      tasks = workerTasks({ config, stores, logger, metrics });
+      for (const task of tasks) task.start();
+    }
     const url = baseUrl(main, config.host);
     const logsUrl = logsServer && baseUrl(logsServer, config.host);
     logger.info('listening', { url, logs_url: logsUrl, role: config.role, clickhouse: stores.clickhouse.mode, postgres: stores.postgres.mode });
@@ -63,6 +73,7 @@ export async function startService(config: Config, logger: Logger, options: Star
       close() {
         closing ??= (async () => {
           await Promise.all(servers.map((s) => stopServer(s, config.shutdownTimeoutMs)));
+          await stopTasks(tasks);
           await ingestor?.drain();
           if (!options.stores) await stores.close();
         })();
@@ -71,6 +82,7 @@ export async function startService(config: Config, logger: Logger, options: Star
     };
   } catch (err) {
     await Promise.all(servers.map((s) => stopServer(s, 0)));
+    await stopTasks(tasks);
     if (!options.stores) await stores.close();
     throw err;
   }
