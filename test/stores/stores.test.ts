@@ -51,10 +51,10 @@ describe(`stores (Postgres ${postgresMode}, ClickHouse embedded)`, () => {
   it('keep the ClickHouse analyst session read-only', async () => {
     const stores = await openStores(await freshStoreOptions());
     try {
-      expect(await stores.clickhouse.queryReadonly('SELECT 1 + 1 AS two')).to.deep.equal([{ two: 2 }]);
+      expect(await stores.clickhouse.analystQuery('SELECT 1 + 1 AS two')).to.deep.equal([{ two: 2 }]);
       let caught: unknown;
       try {
-        await stores.clickhouse.queryReadonly('CREATE TABLE sneaky (x UInt8) ENGINE = Memory');
+        await stores.clickhouse.analystQuery('CREATE TABLE sneaky (x UInt8) ENGINE = Memory');
       } catch (err) {
         caught = err;
       }

@@ -3,7 +3,8 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { issueToken, secretsEqual } from '../../auth/tokens.js';
-import { invalid, notFound, unauthorized } from '../../errors.js';
+import { runAnalystQuery } from '../../analytics/analystSql.js';
+import { notFound, unauthorized } from '../../errors.js';
 import type { Stores } from '../../stores/index.js';
 import type { AppState } from '../context.js';
 import { bearerToken } from '../middleware/authenticate.js';
@@ -36,15 +37,10 @@ export function adminRoutes(adminToken: string | null, stores: Stores): Router<A
     ctx.body = { token: issued.token, user_id: issued.workspaceId };
   });
 
-  // Rows as a JSON array; the session is readonly=1 with bounded result size and time.
+  // Rows as a JSON array; one checked SELECT on a readonly=1 session with bounded result size and time.
   router.post('/sql', async (ctx) => {
     const { query } = validateAnalystQuery(ctx.request.body);
-    try {
-      ctx.body = await stores.clickhouse.queryReadonly(query);
-    } catch (err) {
-      const message = err instanceof Error ? err.message.split('\n')[0]!.trim() : String(err);
-      throw invalid('sql_error', message);
-    }
+    ctx.body = await runAnalystQuery(stores.clickhouse, query);
   });
 
   return router;
