@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { eventIdOf, sendLogs, storedLogCount } from '../helpers/logs.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { eventIdOf, sendLogs, storedLogCount } from '../../helpers/logs.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
