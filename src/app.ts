@@ -13,6 +13,7 @@ import type { Metrics } from './metrics.js';
 import { packageVersion } from './paths.js';
 import type { Stores } from './stores/index.js';
 import { adminRoutes } from './http/admin/routes.js';
+import { analyticsRoutes } from './http/analytics/routes.js';
 import type { ApiRouter } from './http/apiRouter.js';
 import type { AppState } from './http/context.js';
 import { eventRoutes } from './http/events/routes.js';
@@ -60,6 +61,7 @@ export function apiRouters(deps: AppDeps): ApiRouters {
   const workspace = [
     { plane: 'logs', router: logRoutes(deps.ingestor, deps.metrics) },
     { plane: 'control', router: eventRoutes(events) },
+    { plane: 'control', router: analyticsRoutes(deps.stores) },
   ] as const;
   const health = healthRoutes(deps.stores, deps.metrics);
   const admin = adminRoutes(deps.config.adminToken, deps.stores);
