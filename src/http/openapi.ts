@@ -47,15 +47,17 @@ function operation(route: DocumentedRoute) {
     required: query?.required?.includes(name) ?? false,
     schema,
   }));
+  const auth = spec.auth ?? 'workspace';
+  // Every route behind a token can answer 401, whatever else it declares.
+  const unauthorized = auth === 'none' ? {} : { 401: { description: 'The bearer token is missing or not valid.' } };
   const responses = Object.fromEntries(
-    Object.entries(spec.responses).map(([status, response]) => {
+    Object.entries({ ...unauthorized, ...spec.responses }).map(([status, response]) => {
       const schema = response.schema ?? (Number(status) >= 400 ? { $ref: '#/components/schemas/Error' } : undefined);
       const content = schema ? { content: { [response.contentType ?? 'application/json']: { schema } } } : {};
       return [status, { description: response.description, ...content }];
     }),
   );
   const body = spec.body ?? spec.handlerValidatedBody;
-  const auth = spec.auth ?? 'workspace';
   return {
     tags: [route.tag],
     summary: spec.summary,

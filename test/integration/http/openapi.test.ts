@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type Router from '@koa/router';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { randomUUID } from 'node:crypto';
 import { apiRouters, buildApp, type AppDeps } from '../../../src/app.js';
 import { TokenAuthenticator } from '../../../src/auth/tokens.js';
@@ -56,6 +57,14 @@ describe('OpenAPI document', () => {
     expect(onLogsPort.status).to.equal(200);
     expect(onLogsPort.body).to.deep.equal(served);
     expect((await svc.request('POST', OPENAPI_PATH)).status).to.equal(405);
+  });
+
+  it('is valid against the OpenAPI 3.1 schema', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(served));
+    expect(result.errors ?? [], JSON.stringify(result.errors)).to.deep.equal([]);
+    expect(result.valid).to.equal(true);
+    expect(validator.version).to.equal('3.1');
   });
 
   it('lists every route the app serves with its method, and no other', () => {
