@@ -1,0 +1,82 @@
+import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DataDirBusyError, lockDataDir } from '../../../src/stores/dataDirLock.js';
+import { openStores } from '../../../src/stores/index.js';
+import { UNIQUE_VIOLATION, sqlState } from '../../../src/stores/postgres.js';
+import { freshStoreOptions, postgresMode, testRoot } from '../../helpers/stores.js';
+
+describe(`stores (Postgres ${postgresMode}, ClickHouse embedded)`, () => {
+  it('keep their data across a close and reopen', async () => {
+    const options = await freshStoreOptions();
+    const first = await openStores(options);
+    try {
+      await first.postgres.query('INSERT INTO workspaces (user_id, email) VALUES ($1, $2)', ['persist', 'p@example.com']);
+      await first.clickhouse.client.command({ query: 'CREATE TABLE persist_probe (x UInt32) ENGINE = MergeTree ORDER BY x' });
+      await first.clickhouse.client.insert({ table: 'persist_probe', values: [{ x: 7 }, { x: 8 }], format: 'JSONEachRow' });
+    } finally {
+      await first.close();
+    }
+    const second = await openStores(options);
+    try {
+      const rows = await second.postgres.query('SELECT email FROM workspaces WHERE user_id = $1', ['persist']);
+      expect(rows).to.deep.equal([{ email: 'p@example.com' }]);
+      const sum = await (await second.clickhouse.client.query({ query: 'SELECT sum(x) AS s FROM persist_probe', format: 'JSONEachRow' })).json();
+      expect(sum).to.deep.equal([{ s: 15 }]);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('roll back a failed transaction and report SQLSTATE codes', async () => {
+    const options = await freshStoreOptions();
+    const stores = await openStores(options);
+    try {
+      let caught: unknown;
+      try {
+        await stores.postgres.transaction(async (tx) => {
+          await tx.query('INSERT INTO workspaces (user_id) VALUES ($1)', ['tx-ws']);
+          await tx.query('INSERT INTO workspaces (user_id) VALUES ($1)', ['tx-ws']);
+        });
+      } catch (err) {
+        caught = err;
+      }
+      expect(sqlState(caught)).to.equal(UNIQUE_VIOLATION);
+      expect(await stores.postgres.query('SELECT 1 FROM workspaces WHERE user_id = $1', ['tx-ws'])).to.have.length(0);
+    } finally {
+      await stores.close();
+    }
+  });
+
+  it('keep the ClickHouse analyst session read-only', async () => {
+    const stores = await openStores(await freshStoreOptions());
+    try {
+      expect(await stores.clickhouse.analystQuery('SELECT 1 + 1 AS two')).to.deep.equal([{ two: 2 }]);
+      let caught: unknown;
+      try {
+        await stores.clickhouse.analystQuery('CREATE TABLE sneaky (x UInt8) ENGINE = Memory');
+      } catch (err) {
+        caught = err;
+      }
+      expect(String(caught)).to.match(/readonly/i);
+      // The service's own session still writes.
+      await stores.clickhouse.client.command({ query: 'CREATE TABLE allowed (x UInt8) ENGINE = Memory' });
+    } finally {
+      await stores.close();
+    }
+  });
+});
+
+describe('data directory lock', () => {
+  it('refuses a second owner and takes over a stale lock', () => {
+    const dir = mkdtempSync(path.join(testRoot, 'lock-'));
+    const lock = lockDataDir(dir);
+    expect(() => lockDataDir(dir)).to.throw(DataDirBusyError);
+    lock.release();
+    lockDataDir(dir).release();
+    // A lock file left by a process that no longer exists.
+    writeFileSync(path.join(dir, 'alertmon.lock'), '999999999');
+    lockDataDir(dir).release();
+  });
+});
+

@@ -1,0 +1,84 @@
+import { expect } from 'chai';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('configuration', () => {
+  it('has documented defaults when nothing is set', () => {
+    const config = loadConfig({});
+    expect(config.role).to.equal('all');
+    expect(config.port).to.equal(8080);
+    expect(config.host).to.equal('127.0.0.1');
+    expect(config.logsPort).to.equal(null);
+    expect(config.dataDir).to.equal(path.resolve('./data'));
+    expect(config.clickhouse).to.deep.equal({ url: null, user: 'default', password: '', database: 'alertmon' });
+    expect(config.databaseUrl).to.equal(null);
+    expect(config.adminToken).to.equal(null);
+    expect(config.evalIntervalMs).to.equal(15_000);
+    expect(config.evalGraceMs).to.equal(5_000);
+    expect(config.slackWebhookOrigin).to.equal('https://hooks.slack.com');
+    expect(config.discordWebhookOrigins).to.deep.equal(['https://discord.com', 'https://discordapp.com']);
+    expect(config.telegramApiOrigin).to.equal('https://api.telegram.org');
+    expect(config.allowPrivateTargets).to.equal(false);
+  });
+
+  it('reads every variable it documents', () => {
+    const config = loadConfig({
+      ROLE: 'ingest',
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      LOGS_PORT: '9001',
+      DATA_DIR: '/var/lib/alertmon',
+      CLICKHOUSE_URL: 'http://ch:8123',
+      CLICKHOUSE_USER: 'u',
+      CLICKHOUSE_PASSWORD: 'p',
+      CLICKHOUSE_DATABASE: 'metrics',
+      DATABASE_URL: 'postgres://pg/alertmon',
+      ADMIN_TOKEN: 'a-long-enough-admin-token',
+      DISCORD_WEBHOOK_ORIGINS: 'http://127.0.0.1:9999, https://discord.com',
+      ALLOW_PRIVATE_TARGETS: '1',
+      INGEST_FLUSH_INTERVAL_MS: '10',
+    });
+    expect(config.role).to.equal('ingest');
+    expect(config.logsPort).to.equal(9001);
+    expect(config.clickhouse).to.deep.equal({ url: 'http://ch:8123', user: 'u', password: 'p', database: 'metrics' });
+    expect(config.databaseUrl).to.equal('postgres://pg/alertmon');
+    expect(config.discordWebhookOrigins).to.deep.equal(['http://127.0.0.1:9999', 'https://discord.com']);
+    expect(config.allowPrivateTargets).to.equal(true);
+    expect(config.ingest.flushIntervalMs).to.equal(10);
+  });
+
+  it('names every bad variable at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        ROLE: 'boss',
+        CLICKHOUSE_URL: 'ftp://ch',
+        DATABASE_URL: 'mysql://root:hunter2@db/x',
+        ADMIN_TOKEN: 'short',
+        ALLOW_PRIVATE_TARGETS: 'maybe',
+        SLACK_WEBHOOK_ORIGIN: 'https://hooks.example.com/services',
+        CLICKHOUSE_DATABASE: 'drop table',
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).to.be.instanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    for (const name of ['PORT', 'ROLE', 'CLICKHOUSE_URL', 'DATABASE_URL', 'ADMIN_TOKEN', 'ALLOW_PRIVATE_TARGETS', 'SLACK_WEBHOOK_ORIGIN', 'CLICKHOUSE_DATABASE']) {
+      expect(problems.some((p) => p.startsWith(name)), `a problem names ${name}`).to.equal(true);
+    }
+    expect(problems).to.have.length(8);
+    expect((error as Error).message, 'no password in the message').not.to.include('hunter2');
+    expect((error as Error).message).not.to.include('short"');
+  });
+
+  it('is frozen', () => {
+    const config = loadConfig({});
+    expect(Object.isFrozen(config)).to.equal(true);
+    expect(Object.isFrozen(config.clickhouse)).to.equal(true);
+    expect(() => {
+      (config as { port: number }).port = 1;
+    }).to.throw(TypeError);
+  });
+});

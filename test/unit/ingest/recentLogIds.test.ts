@@ -1,0 +1,45 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { DEDUP_WINDOW_MS, RecentLogIds } from '../../../src/ingest/recentLogIds.js';
+
+describe('recent log ids', () => {
+  it('remembers ids per workspace for at least 10 minutes, then forgets them', () => {
+    let now = Date.UTC(2026, 10, 21, 12, 0, 30);
+    const ids = new RecentLogIds(1_000_000, () => now);
+    const id = randomUUID();
+    ids.add('a', id);
+    expect(ids.has('a', id)).to.equal(true);
+    expect(ids.has('a', id.toUpperCase()), 'case does not matter').to.equal(true);
+    expect(ids.has('b', id), 'another workspace').to.equal(false);
+    now += DEDUP_WINDOW_MS;
+    expect(ids.has('a', id), 'exactly 10 minutes later').to.equal(true);
+    now += 2 * 60_000;
+    expect(ids.has('a', id)).to.equal(false);
+    expect(ids.size).to.equal(0);
+  });
+
+  it('holds a million ids exactly, the nil UUID included', () => {
+    const ids = new RecentLogIds(10_000_000);
+    const kept = Array.from({ length: 1_000_000 }, () => randomUUID());
+    for (const id of kept) ids.add('w', id);
+    ids.add('w', '00000000-0000-0000-0000-000000000000');
+    expect(ids.size).to.equal(1_000_001);
+    expect(kept.every((id) => ids.has('w', id))).to.equal(true);
+    expect(ids.has('w', '00000000-0000-0000-0000-000000000000')).to.equal(true);
+    expect(Array.from({ length: 100_000 }, () => randomUUID()).some((id) => ids.has('w', id))).to.equal(false);
+  });
+
+  it('shrinks the window instead of growing past its cap, and says so', () => {
+    let now = Date.UTC(2026, 10, 21, 12, 0, 0);
+    const ids = new RecentLogIds(1000, () => now);
+    expect(ids.windowMs()).to.equal(DEDUP_WINDOW_MS);
+    for (let minute = 0; minute < 5; minute++) {
+      for (let i = 0; i < 400; i++) ids.add('w', randomUUID());
+      now += 60_000;
+    }
+    expect(ids.size).to.be.at.most(1000);
+    expect(ids.windowMs()).to.be.lessThan(DEDUP_WINDOW_MS);
+    now += DEDUP_WINDOW_MS + 120_000;
+    expect(ids.windowMs()).to.equal(DEDUP_WINDOW_MS);
+  });
+});
