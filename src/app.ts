@@ -4,6 +4,7 @@ import Koa from 'koa';
 import type Router from '@koa/router';
 import type { TokenAuthenticator } from './auth/tokens.js';
 import type { Config } from './config.js';
+import { deliverySettings } from './delivery/settings.js';
 import type { TimezoneCatalog } from './events/timezones.js';
 import type { EventDirectory } from './ingest/eventDirectory.js';
 import type { LogIngestor } from './ingest/logIngestor.js';
@@ -12,6 +13,8 @@ import type { Metrics } from './metrics.js';
 import type { Stores } from './stores/index.js';
 import { adminRoutes } from './http/admin/routes.js';
 import type { AppState } from './http/context.js';
+import { deliveryHistoryRoutes } from './http/deliveries/routes.js';
+import { destinationRoutes } from './http/destinations/routes.js';
 import { eventRoutes } from './http/events/routes.js';
 import { healthRoutes } from './http/health/routes.js';
 import { logRoutes } from './http/logs/routes.js';
@@ -57,6 +60,9 @@ export function buildApp(deps: AppDeps, planes: ReadonlySet<Plane>): Koa<AppStat
     const { ingestor } = deps;
     const betweenInserts = <R>(fn: () => Promise<R>) => (ingestor ? ingestor.runExclusive(fn) : fn());
     routers.push(eventRoutes({ stores: deps.stores, directory: deps.directory, timezones: deps.timezones, betweenInserts }));
+    const { config, stores, metrics, logger } = deps;
+    const delivery = { postgres: stores.postgres, settings: deliverySettings(config), retryScheduleMs: config.delivery.retryScheduleMs, metrics, logger };
+    routers.push(destinationRoutes({ providers: config, delivery }).router, deliveryHistoryRoutes(stores.postgres).router);
   }
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods({ throw: true }));
   return app;
