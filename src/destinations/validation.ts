@@ -71,8 +71,8 @@ const RULES: Record<DestinationConfig['channel'], Rule> = {
     if (config.url !== null) problems.push({ path: '/url', message: 'must be null or absent for telegram (the chat is credentials.chat_id)' });
     const credentials = config.credentials;
     if (credentials === null) return [...problems, { path: '/credentials', message: 'is required: an object with bot_token and chat_id' }];
-    if (typeof credentials.bot_token !== 'string' || !/^[^\s/]+$/.test(credentials.bot_token)) {
-      problems.push({ path: '/credentials/bot_token', message: 'is required: the bot token, without spaces or slashes' });
+    if (typeof credentials.bot_token !== 'string' || !/^[A-Za-z0-9:_-]+$/.test(credentials.bot_token)) {
+      problems.push({ path: '/credentials/bot_token', message: 'is required: the bot token from @BotFather (letters, digits, : _ -)' });
     }
     const chatId = credentials.chat_id;
     if (!(typeof chatId === 'number' || (typeof chatId === 'string' && /\S/.test(chatId)))) {

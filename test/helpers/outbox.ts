@@ -48,9 +48,15 @@ export function alertObject(alertId: string, policy: SeededPolicy, status: 'trig
   };
 }
 
-/** Creates a triggered alert of the policy and its 'alert.triggered' outbox row. */
+/**
+ * Creates a triggered alert of the policy and its 'alert.triggered' outbox row. A policy has
+ * at most one open alert: an earlier open one is archived first, without a notification.
+ */
 export async function raiseAlert(db: Queryable, workspaceId: string, policy: SeededPolicy): Promise<{ alertId: string; notificationId: string }> {
   const alertId = newId();
+  await db.query(`UPDATE alerts SET status = 'archived', archived_at = now() WHERE policy_id = $1 AND status IN ('triggered', 'acknowledged')`, [
+    policy.policyId,
+  ]);
   await db.query(
     `INSERT INTO alerts (alert_id, workspace_id, policy_id, event_id, agent, event, title, channel, period, aggregate, condition, threshold,
        severity, value, count, min, max, bucket_start, bucket_end, status)

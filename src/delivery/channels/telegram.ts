@@ -24,7 +24,7 @@ export const telegramChannel: ChannelSender = {
   send({ destination, notification, settings }) {
     const { bot_token: token, chat_id: chatId } = destination.credentials ?? {};
     return postJson(
-      `${settings.telegramApiOrigin}/bot${encodeURIComponent(String(token))}/sendMessage`,
+      `${settings.telegramApiOrigin}/bot${String(token)}/sendMessage`,
       { chat_id: chatId, text: messageText(notification).slice(0, MAX_TEXT), disable_web_page_preview: true },
       settings,
       { guard: false, secrets: secretsOf(destination), retryAfterFromBody },
