@@ -3,18 +3,9 @@ import { expect } from 'chai';
 import { FakeHttpServer, FakeSmtpServer } from '../../helpers/fakeProviders.js';
 import { raiseAlert, resolveAlert, seedPolicy, type SeededPolicy } from '../../helpers/outbox.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { waitFor } from '../../helpers/waitFor.js';
 
 const WS = 'channels-ws';
-
-async function waitFor<T>(what: string, read: () => Promise<T | null | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== null && value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('delivery channels', function () {
   this.timeout(60_000);
