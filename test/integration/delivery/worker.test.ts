@@ -3,6 +3,8 @@
 // default 10 s … 2 h.
 import { expect } from 'chai';
 import { loadConfig } from '../../../src/config.js';
+import { claimDueAttempts } from '../../../src/delivery/attempts.js';
+import { dispatchNotifications } from '../../../src/delivery/outbox.js';
 import { deliverySettings } from '../../../src/delivery/settings.js';
 import { DeliveryWorker } from '../../../src/delivery/worker.js';
 import { createLogger } from '../../../src/logger.js';
@@ -80,6 +82,10 @@ describe('delivery worker', function () {
     expect(requestsTo(`/${ws}/disabled`)).to.have.length(0);
     const destination = await svc.request('GET', `/v1.0/destinations/${all}`, { token });
     expect(destination.body.last_delivered_at).to.be.a('string');
+    const metrics = (await svc.request('GET', '/metrics')).text;
+    expect(metrics).to.match(/alertmon_deliveries_total\{channel="webhook",outcome="delivered"\} [1-9]/);
+    expect(metrics).to.contain('alertmon_delivery_attempt_seconds_bucket{le="0.5",channel="webhook"}');
+    expect(metrics).to.contain('alertmon_delivery_pending_retries');
   });
 
   it('retries after a 500 and delivers, with the same Idempotency-Key', async () => {
@@ -182,6 +188,38 @@ describe('delivery worker', function () {
 
 describe('delivery worker across a restart', function () {
   this.timeout(90_000);
+
+  it('re-sends, once, an attempt whose worker died between claim and record', async () => {
+    const sink = await FakeHttpServer.start();
+    const svc = await startTestService({ env: { ...WORKER_ENV, ROLE: 'api' } });
+    const config = loadConfig(WORKER_ENV);
+    const deps = {
+      postgres: svc.stores.postgres,
+      settings: deliverySettings(config),
+      retryScheduleMs: config.delivery.retryScheduleMs,
+      metrics: createMetrics(),
+      logger: createLogger('silent'),
+    };
+    const worker = new DeliveryWorker(deps, { pollIntervalMs: 20, concurrency: 4 });
+    try {
+      const token = await svc.tokenFor('lease-ws');
+      await svc.request('POST', '/v1.0/destinations', { token, body: { channel: 'webhook', url: `${sink.origin}/lease` } });
+      const { alertId } = await raiseAlert(svc.stores.postgres, 'lease-ws', await seedPolicy(svc.stores.postgres, 'lease-ws'));
+      // A worker dispatches and claims the attempt for 500 ms, then dies without a trace.
+      await dispatchNotifications(svc.stores.postgres, deps.settings, 10);
+      expect(await claimDueAttempts(svc.stores.postgres, 10, 500)).to.have.length(1);
+      worker.start();
+      await sink.waitForRequests(1);
+      await new Promise((r) => setTimeout(r, 800));
+      expect(sink.requests).to.have.length(1);
+      const attempts = (await svc.request('GET', `/v1.0/alerts/${alertId}/deliveries`, { token })).body;
+      expect(attempts.map((a: Attempt) => [a.attempt, a.status])).to.deep.equal([[1, 'delivered']]);
+    } finally {
+      await worker.stop();
+      await svc.close();
+      await sink.close();
+    }
+  });
 
   it('sends a pending retry exactly once after the worker restarts', async () => {
     const sink = await FakeHttpServer.start();
