@@ -12,6 +12,7 @@ import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { Stores } from './stores/index.js';
 import { adminRoutes } from './http/admin/routes.js';
+import { analyticsRoutes } from './http/analytics/routes.js';
 import type { AppState } from './http/context.js';
 import { deliveryHistoryRoutes } from './http/deliveries/routes.js';
 import { destinationRoutes } from './http/destinations/routes.js';
@@ -60,6 +61,7 @@ export function buildApp(deps: AppDeps, planes: ReadonlySet<Plane>): Koa<AppStat
     const { ingestor } = deps;
     const betweenInserts = <R>(fn: () => Promise<R>) => (ingestor ? ingestor.runExclusive(fn) : fn());
     routers.push(eventRoutes({ stores: deps.stores, directory: deps.directory, timezones: deps.timezones, betweenInserts }));
+    routers.push(analyticsRoutes(deps.stores).router);
     const { config, stores, metrics, logger } = deps;
     const delivery = { postgres: stores.postgres, settings: deliverySettings(config), retryScheduleMs: config.delivery.retryScheduleMs, metrics, logger };
     routers.push(destinationRoutes({ providers: config, delivery }).router, deliveryHistoryRoutes(stores.postgres).router);
