@@ -16,6 +16,7 @@ export interface DeliveryWorkerOptions {
 
 const DISPATCH_BATCH = 500;
 const PENDING_GAUGE_EVERY_MS = 5_000;
+const STOP_GRACE_MS = 5_000;
 
 export class DeliveryWorker implements BackgroundTask {
   readonly name = 'delivery';
@@ -41,11 +42,29 @@ export class DeliveryWorker implements BackgroundTask {
     this.loop = this.run();
   }
 
+  /**
+   * Waits for the round and the sends in flight, for as long as a send may take and a little
+   * more. A store that went away mid-query never answers; past the bound, the claims' leases
+   * make whatever did not finish due again for the next worker.
+   */
   async stop(): Promise<void> {
     this.running = false;
     this.wake?.();
-    await this.loop;
-    await Promise.all(this.inFlight);
+    const finished = (async () => {
+      await this.loop;
+      await Promise.all(this.inFlight);
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<'timed_out'>((resolve) => {
+      timer = setTimeout(() => resolve('timed_out'), this.deps.settings.timeoutMs + STOP_GRACE_MS);
+    });
+    const result = await Promise.race([finished, bound]);
+    clearTimeout(timer);
+    if (result === 'timed_out') {
+      this.deps.logger.warn('delivery worker stopped before its work finished; leased attempts will be sent again after their lease', {
+        in_flight: this.inFlight.size,
+      });
+    }
   }
 
   private async run(): Promise<void> {
