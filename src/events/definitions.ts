@@ -75,25 +75,49 @@ export async function createEventDefinition(db: Queryable, workspaceId: string, 
   }
 }
 
+/** Creating one more definition would pass the workspace's limit. */
+export class DefinitionLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`The workspace has reached its limit of ${limit} event definitions.`);
+    this.name = 'DefinitionLimitError';
+  }
+}
+
 /**
- * The definition of (agent, event), created with defaults when there is none. Safe when
- * several requests or processes race for the same new pair: one row wins, all get it.
+ * The definition of (agent, event), created with defaults when there is none and the
+ * workspace has fewer than `limit` definitions (else DefinitionLimitError). Safe when several
+ * requests or processes race for the same new pair: one row wins, all get it. Racing creators
+ * of different new pairs may pass the limit by a few.
  */
-export async function ensureEventDefinition(db: Queryable, workspaceId: string, agent: string, event: string): Promise<EventDefinition> {
+export async function ensureEventDefinition(
+  db: Queryable,
+  workspaceId: string,
+  agent: string,
+  event: string,
+  limit: number,
+): Promise<{ definition: EventDefinition; created: boolean }> {
   const inserted = await db.query<EventDefinition>(
     `INSERT INTO event_definitions (event_id, user_id, event, agent, share_token)
-     VALUES ($1, $2, $3, $4, $5)
+     SELECT $1, $2, $3, $4, $5
+     WHERE (SELECT count(*) FROM event_definitions WHERE user_id = $2) < $6
      ON CONFLICT ON CONSTRAINT event_definitions_pair_key DO NOTHING
      RETURNING ${COLUMNS}`,
-    [newId(), workspaceId, event, agent, newShareToken()],
+    [newId(), workspaceId, event, agent, newShareToken(), limit],
   );
-  if (inserted[0]) return inserted[0];
+  if (inserted[0]) return { definition: inserted[0], created: true };
   const existing = await db.query<EventDefinition>(
     `SELECT ${COLUMNS} FROM event_definitions WHERE user_id = $1 AND agent = $2 AND event = $3`,
     [workspaceId, agent, event],
   );
-  if (!existing[0]) throw new Error(`event definition ${agent}/${event} vanished while being created`);
-  return existing[0];
+  if (existing[0]) return { definition: existing[0], created: false };
+  const [count] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM event_definitions WHERE user_id = $1', [workspaceId]);
+  if (count!.n >= limit) throw new DefinitionLimitError(limit);
+  throw new Error(`event definition ${agent}/${event} vanished while being created`);
+}
+
+/** Deletes a definition (the ingest path withdraws one it created for a refused batch). */
+export async function deleteEventDefinition(db: Queryable, workspaceId: string, eventId: string): Promise<void> {
+  await db.query('DELETE FROM event_definitions WHERE user_id = $1 AND event_id = $2', [workspaceId, eventId]);
 }
 
 export async function getEventDefinition(db: Queryable, workspaceId: string, eventId: string): Promise<EventDefinition | null> {
