@@ -11,6 +11,7 @@ import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { Stores } from './stores/index.js';
 import { adminRoutes } from './http/admin/routes.js';
+import { analyticsRoutes } from './http/analytics/routes.js';
 import type { AppState } from './http/context.js';
 import { eventRoutes } from './http/events/routes.js';
 import { healthRoutes } from './http/health/routes.js';
@@ -57,6 +58,7 @@ export function buildApp(deps: AppDeps, planes: ReadonlySet<Plane>): Koa<AppStat
     const { ingestor } = deps;
     const betweenInserts = <R>(fn: () => Promise<R>) => (ingestor ? ingestor.runExclusive(fn) : fn());
     routers.push(eventRoutes({ stores: deps.stores, directory: deps.directory, timezones: deps.timezones, betweenInserts }));
+    routers.push(analyticsRoutes(deps.stores).router);
   }
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods({ throw: true }));
   return app;
