@@ -75,6 +75,9 @@ export async function createEventDefinition(db: Queryable, workspaceId: string, 
   }
 }
 
+/** WORKSPACE_MAX_EVENT_DEFINITIONS when unset. */
+export const DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE = 10_000;
+
 /** Creating one more definition would pass the workspace's limit. */
 export class DefinitionLimitError extends Error {
   constructor(readonly limit: number) {

@@ -44,7 +44,7 @@ describe('day buckets', function () {
   async function ingestDirectly(records: NewLogRecord[]): Promise<void> {
     const ingestor = new LogIngestor({
       clickhouse: svc.stores.clickhouse,
-      directory: new EventDirectory(svc.stores.postgres, 10_000),
+      directory: new EventDirectory(svc.stores.postgres),
       config: loadConfig({}).ingest,
       metrics: createMetrics(),
       logger: createLogger('silent'),
