@@ -8,7 +8,7 @@ import { DefinitionLimitError } from '../events/definitions.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
-import type { EventDirectory, ResolvedPair } from './eventDirectory.js';
+import type { EventDirectory, ResolvedPair } from '../events/eventDirectory.js';
 import { GroupCommitQueue, QueueFullError } from './groupCommitQueue.js';
 import { LogWriter, queuedRow, RowsRefusedError, type NewLogRecord, type QueuedLogRow } from './logWriter.js';
 
