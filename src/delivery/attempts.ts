@@ -4,7 +4,7 @@
 // workers never take the same row and a worker that dies mid-send leaves it due again.
 import type { Credentials, Destination } from '../destinations/types.js';
 import { newId } from '../ids.js';
-import type { Page } from '../http/params.js';
+import type { Page } from '../page.js';
 import type { Queryable } from '../stores/postgres.js';
 import type { NextStep } from './retryPolicy.js';
 import type { NotificationType, NotifiedAlert } from './types.js';

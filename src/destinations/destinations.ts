@@ -2,7 +2,7 @@
 // it omits credentials or sends back abbreviated values exactly as they were read; an
 // abbreviated value is never stored as the secret (DECISIONS I).
 import { notFound, validationFailed, type ErrorDetail } from '../errors.js';
-import type { Page } from '../http/params.js';
+import type { Page } from '../page.js';
 import { newId } from '../ids.js';
 import { abbreviateSecret } from '../logger.js';
 import type { Queryable } from '../stores/postgres.js';

@@ -1,5 +1,5 @@
 // Destinations in Postgres. Every function takes the workspace and filters by it.
-import type { Page } from '../http/params.js';
+import type { Page } from '../page.js';
 import type { Queryable } from '../stores/postgres.js';
 import type { Destination, DestinationConfig, Scope } from './types.js';
 

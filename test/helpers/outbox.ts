@@ -2,15 +2,15 @@
 // transition writes them, so delivery tests do not depend on the evaluation worker.
 import { ensureEventDefinition } from '../../src/events/definitions.js';
 import { newId } from '../../src/ids.js';
-import type { Queryable } from '../../src/stores/postgres.js';
+import type { PostgresStore, Queryable } from '../../src/stores/postgres.js';
 
 export interface SeededPolicy {
   readonly policyId: string;
   readonly eventId: string;
 }
 
-export async function seedPolicy(db: Queryable, workspaceId: string, title = 'High latency'): Promise<SeededPolicy> {
-  const definition = await ensureEventDefinition(db, workspaceId, 'web-1', 'http.latency_ms');
+export async function seedPolicy(db: PostgresStore, workspaceId: string, title = 'High latency'): Promise<SeededPolicy> {
+  const { definition } = await ensureEventDefinition(db, workspaceId, 'web-1', 'http.latency_ms', 1_000_000);
   const policyId = newId();
   await db.query(
     `INSERT INTO policies (policy_id, workspace_id, event_id, title, period, aggregate, condition, threshold, severity)

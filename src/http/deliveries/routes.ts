@@ -3,6 +3,7 @@
 import { alertOrTestExists, DELIVERY_KINDS, listAttemptsOfAlert, type DeliveryAttempt } from '../../delivery/attempts.js';
 import { notFound } from '../../errors.js';
 import type { PostgresStore } from '../../stores/postgres.js';
+import { pageOf } from '../../page.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import { pageQueryProperties } from '../params.js';
@@ -74,8 +75,8 @@ export function deliveryHistoryRoutes(postgres: PostgresStore): ApiRouter {
     async (ctx, { query }) => {
       const workspaceId = workspaceOf(ctx);
       const alertId = ctx.params.alertID!;
-      const page = { limit: query.limit ?? 100, offset: query.offset ?? 0 };
-      const attempts = await listAttemptsOfAlert(postgres, workspaceId, alertId, query.kind ?? 'alert', page);
+      const page = pageOf(query);
+      const attempts = await listAttemptsOfAlert(postgres, workspaceId, alertId, query.kind ?? 'alert', pageOf(query));
       if (attempts.length === 0 && !(await alertOrTestExists(postgres, workspaceId, alertId))) throw notFound('alert');
       ctx.body = attempts.map(deliveryAttemptJson);
     },

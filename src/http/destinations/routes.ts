@@ -3,6 +3,7 @@ import { createDestination, getDestination, listDestinations, updateDestination 
 import type { ProviderOrigins } from '../../destinations/validation.js';
 import type { DeliveryDeps } from '../../delivery/deliver.js';
 import { sendTestNotification } from '../../delivery/testSend.js';
+import { pageOf } from '../../page.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import { destinationJson } from './representation.js';
@@ -47,7 +48,7 @@ export function destinationRoutes({ providers, delivery }: DestinationRoutesDeps
         responses: { 200: { description: 'Destinations of the workspace.', schema: { type: 'array', items: destinationResponseSchema } } },
       },
       async (ctx, { query }) => {
-        const rows = await listDestinations(db, workspaceOf(ctx), { limit: query.limit ?? 100, offset: query.offset ?? 0 });
+        const rows = await listDestinations(db, workspaceOf(ctx), pageOf(query));
         ctx.body = rows.map(destinationJson);
       },
     )
