@@ -12,10 +12,8 @@ import { buildOpenApiDocument, openApiPath, OPENAPI_PATH } from '../../../src/ht
 import { createLogger } from '../../../src/logger.js';
 import { createMetrics } from '../../../src/metrics.js';
 import { packageVersion } from '../../../src/paths.js';
-import type { Stores } from '../../../src/stores/index.js';
 import { request } from '../../helpers/http.js';
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../../helpers/service.js';
-import { openFreshStores } from '../../helpers/stores.js';
 
 interface Operation {
   parameters?: { name: string; in: string; schema: unknown }[];
@@ -25,12 +23,12 @@ interface Operation {
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
 describe('OpenAPI document', () => {
-  let stores: Stores;
   let deps: AppDeps;
   let svc: TestService;
   let served: Document;
   before(async () => {
-    ({ stores } = await openFreshStores());
+    svc = await startTestService({ env: { LOGS_PORT: '0' } });
+    const { stores } = svc;
     deps = {
       config: loadConfig({ ADMIN_TOKEN: TEST_ADMIN_TOKEN }),
       stores,
@@ -41,15 +39,11 @@ describe('OpenAPI document', () => {
       timezones: await TimezoneCatalog.load(stores.clickhouse),
       ingestor: null,
     };
-    svc = await startTestService({ env: { LOGS_PORT: '0' } });
     const res = await svc.request<Document>('GET', OPENAPI_PATH);
     expect(res.status).to.equal(200);
     served = res.body;
   });
-  after(async () => {
-    await svc?.close();
-    await stores?.close();
-  });
+  after(() => svc.close());
 
   it('is served without a token on both listeners, as OpenAPI 3.1', async () => {
     expect(served.openapi).to.equal('3.1.0');
