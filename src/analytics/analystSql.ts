@@ -113,17 +113,20 @@ export function refusalOf(lines: readonly AstLine[], context: AstContext): strin
   return null;
 }
 
-/** The engine facts the check needs; read on the analyst session itself. */
+/**
+ * The engine facts the check needs, read with the service's own session: a restricted
+ * analyst user may not see every database, but the check must know them all.
+ */
 async function astContext(clickhouse: ClickHouseStore): Promise<AstContext> {
-  const [databases, functions] = await Promise.all([
-    clickhouse.analystQuery('SELECT name FROM system.databases'),
-    clickhouse.analystQuery('SELECT lower(name) AS name FROM system.table_functions'),
-  ]);
-  return {
-    database: clickhouse.database,
-    databases: new Set(databases.map((r) => String(r.name))),
-    tableFunctions: new Set(functions.map((r) => String(r.name))),
+  const names = async (query: string) => {
+    const result = await clickhouse.client.query({ query, format: 'JSONEachRow' });
+    return new Set((await result.json<{ name: string }>()).map((r) => r.name));
   };
+  const [databases, tableFunctions] = await Promise.all([
+    names('SELECT name FROM system.databases'),
+    names('SELECT lower(name) AS name FROM system.table_functions'),
+  ]);
+  return { database: clickhouse.database, databases, tableFunctions };
 }
 
 function engineMessage(err: unknown): string {
