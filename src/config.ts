@@ -1,6 +1,7 @@
 // Configuration is read once from the environment into a typed, frozen object.
 // A bad value never starts the service: every problem is collected and reported together.
 import path from 'node:path';
+import { DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE } from './events/definitions.js';
 
 export const ROLES = ['all', 'api', 'ingest', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
@@ -42,6 +43,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   readonly shutdownTimeoutMs: number;
   readonly ingest: IngestConfig;
+  /** Event definitions a workspace may have; logs of a new pair past it are refused (400). */
+  readonly maxEventDefinitionsPerWorkspace: number;
   readonly evalIntervalMs: number;
   readonly evalGraceMs: number;
   readonly smtpUrl: string | null;
@@ -191,6 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 30_000, 0, 600_000),
     ingest,
+    maxEventDefinitionsPerWorkspace: read.integer('WORKSPACE_MAX_EVENT_DEFINITIONS', DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE, 1, 10_000_000),
     evalIntervalMs: read.integer('EVAL_INTERVAL_MS', 15_000, 100, 86_400_000),
     evalGraceMs: read.integer('EVAL_GRACE_MS', 5_000, 0, 3_600_000),
     smtpUrl: read.url('SMTP_URL', ['smtp:', 'smtps:'], null),
