@@ -10,11 +10,14 @@ import type { LogIngestor } from './ingest/logIngestor.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { Stores } from './stores/index.js';
+import { PolicyEvaluator } from './evaluation/evaluator.js';
 import { adminRoutes } from './http/admin/routes.js';
+import { alertRoutes } from './http/alerts/routes.js';
 import type { AppState } from './http/context.js';
 import { eventRoutes } from './http/events/routes.js';
 import { healthRoutes } from './http/health/routes.js';
 import { logRoutes } from './http/logs/routes.js';
+import { policyRoutes } from './http/policies/routes.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errorHandler.js';
 import { jsonBody } from './http/middleware/jsonBody.js';
@@ -57,6 +60,9 @@ export function buildApp(deps: AppDeps, planes: ReadonlySet<Plane>): Koa<AppStat
     const { ingestor } = deps;
     const betweenInserts = <R>(fn: () => Promise<R>) => (ingestor ? ingestor.runExclusive(fn) : fn());
     routers.push(eventRoutes({ stores: deps.stores, directory: deps.directory, timezones: deps.timezones, betweenInserts }));
+    const { postgres, clickhouse } = deps.stores;
+    const evaluator = new PolicyEvaluator({ postgres, clickhouse, graceMs: deps.config.evalGraceMs });
+    routers.push(policyRoutes({ postgres, evaluator }).router, alertRoutes({ postgres }).router);
   }
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods({ throw: true }));
   return app;

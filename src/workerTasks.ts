@@ -2,6 +2,8 @@
 // same domain functions the API calls, and stops cleanly at shutdown. Tasks coordinate with
 // other worker processes through Postgres, never through this process's memory.
 import type { Config } from './config.js';
+import { evaluationWorker } from './evaluation/evaluationWorker.js';
+import { PolicyEvaluator } from './evaluation/evaluator.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { Stores } from './stores/index.js';
@@ -22,6 +24,7 @@ export interface BackgroundTask {
 }
 
 /** The tasks a worker process runs, in start order (stopped in reverse). */
-export function workerTasks(_deps: WorkerTaskDeps): BackgroundTask[] {
-  return [];
+export function workerTasks({ config, stores, logger, metrics }: WorkerTaskDeps): BackgroundTask[] {
+  const evaluator = new PolicyEvaluator({ postgres: stores.postgres, clickhouse: stores.clickhouse, graceMs: config.evalGraceMs });
+  return [evaluationWorker({ evaluator, postgres: stores.postgres, intervalMs: config.evalIntervalMs, logger, metrics })];
 }
