@@ -16,5 +16,5 @@ export async function tryTakeLease(db: Queryable, name: string, holder: string, 
 
 /** Gives the lease up at once, if `holder` has it. */
 export async function releaseLease(db: Queryable, name: string, holder: string): Promise<void> {
-  await db.query('UPDATE worker_leases SET expires_at = now() WHERE name = $1 AND holder = $2', [name, holder]);
+  await db.query('DELETE FROM worker_leases WHERE name = $1 AND holder = $2', [name, holder]);
 }
