@@ -13,6 +13,7 @@ import type { Stores } from './stores/index.js';
 import { PolicyEvaluator } from './evaluation/evaluator.js';
 import { adminRoutes } from './http/admin/routes.js';
 import { alertRoutes } from './http/alerts/routes.js';
+import { analyticsRoutes } from './http/analytics/routes.js';
 import type { AppState } from './http/context.js';
 import { eventRoutes } from './http/events/routes.js';
 import { healthRoutes } from './http/health/routes.js';
@@ -60,6 +61,7 @@ export function buildApp(deps: AppDeps, planes: ReadonlySet<Plane>): Koa<AppStat
     const { ingestor } = deps;
     const betweenInserts = <R>(fn: () => Promise<R>) => (ingestor ? ingestor.runExclusive(fn) : fn());
     routers.push(eventRoutes({ stores: deps.stores, directory: deps.directory, timezones: deps.timezones, betweenInserts }));
+    routers.push(analyticsRoutes(deps.stores).router);
     const { postgres, clickhouse } = deps.stores;
     const evaluator = new PolicyEvaluator({ postgres, clickhouse, graceMs: deps.config.evalGraceMs });
     routers.push(policyRoutes({ postgres, evaluator }).router, alertRoutes({ postgres }).router);

@@ -46,14 +46,25 @@ const TYPE_NAMES: Record<string, string> = {
   null: 'null',
 };
 
-function reword(error: ErrorObject): ErrorDetail {
+/** The `enum` of a property named in a `required` error, found from the error's schema path. */
+function enumOfMissing(rootSchema: unknown, error: ErrorObject, property: string): unknown[] | null {
+  let schema = rootSchema as Record<string, unknown> | undefined;
+  for (const segment of error.schemaPath.split('/').slice(1, -1)) schema = schema?.[decodeURIComponent(segment)] as typeof schema;
+  const values = ((schema?.properties as Record<string, { enum?: unknown[] }> | undefined)?.[property])?.enum;
+  return Array.isArray(values) ? values : null;
+}
+
+function reword(error: ErrorObject, rootSchema: unknown): ErrorDetail {
   const path = error.instancePath;
   const p = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'additionalProperties':
       return { path: `${path}/${String(p.additionalProperty)}`, message: 'is not a known field' };
-    case 'required':
-      return { path: `${path}/${String(p.missingProperty)}`, message: 'is required' };
+    case 'required': {
+      const allowed = enumOfMissing(rootSchema, error, String(p.missingProperty));
+      const message = allowed ? `is required (one of: ${allowed.map(String).join(', ')})` : 'is required';
+      return { path: `${path}/${String(p.missingProperty)}`, message };
+    }
     case 'type': {
       const types = String(p.type).split(',').map((t) => TYPE_NAMES[t] ?? t);
       return { path, message: `must be ${types.join(' or ')}` };
@@ -88,7 +99,7 @@ export function problemsOf(validate: ValidateFunction, value: unknown): ErrorDet
   for (const error of validate.errors ?? []) {
     // ajv explains a failed `if`/`anyOf` twice; the specific errors are enough.
     if (error.keyword === 'if' || error.keyword === 'anyOf') continue;
-    const detail = reword(error);
+    const detail = reword(error, validate.schema);
     const key = `${detail.path}\u0000${detail.message}`;
     if (!seen.has(key)) {
       seen.add(key);
@@ -100,11 +111,11 @@ export function problemsOf(validate: ValidateFunction, value: unknown): ErrorDet
 
 export type Validator<T> = (value: unknown) => T;
 
-function validatorFrom<T>(ajv: Ajv, schema: object): Validator<T> {
+function validatorFrom<T>(ajv: Ajv, schema: object, message?: (details: readonly ErrorDetail[]) => string): Validator<T> {
   const validate = ajv.compile(schema);
   return (value) => {
     const details = problemsOf(validate, value);
-    if (details.length > 0) throw validationFailed(details);
+    if (details.length > 0) throw validationFailed(details, message?.(details));
     return value as T;
   };
 }
@@ -112,8 +123,12 @@ function validatorFrom<T>(ajv: Ajv, schema: object): Validator<T> {
 /** Validates a parsed JSON body; throws 400 validation_failed listing every problem. */
 export const bodyValidator = <T>(schema: object): Validator<T> => validatorFrom<T>(bodyAjv, schema);
 
+/** A query has few parameters: its message names each problem, e.g. "period must be one of: 1h, 1d". */
+const queryMessage = (details: readonly ErrorDetail[]) =>
+  `Invalid query: ${details.map((d) => `${d.path.replace(/^\//, '') || 'query'} ${d.message}`).join('; ')}.`;
+
 /** Validates (and coerces) a query-string object such as ctx.query. */
-export const queryValidator = <T>(schema: object): Validator<T> => validatorFrom<T>(queryAjv, schema);
+export const queryValidator = <T>(schema: object): Validator<T> => validatorFrom<T>(queryAjv, schema, queryMessage);
 
 /** Compiles a schema without wrapping it, for callers that collect problems themselves. */
 export const compileBodySchema = (schema: object): ValidateFunction => bodyAjv.compile(schema);

@@ -1,0 +1,58 @@
+// Which rollup rows add up to a time range exactly, reading as few rows as possible: whole
+// local days from the day rollup, whole UTC hours from the hour rollup, and the minute
+// rollup for the ragged edges. In zones with a half-hour offset (Asia/Kolkata) local days
+// start at :30 UTC, so their edges come from minutes and the rest from hours and days.
+import { localDayOf } from '../ingest/localDay.js';
+import type { TimeRange } from './windows.js';
+
+export type RollupGrain = 'day' | 'hour' | 'minute';
+
+export type RollupPlan = Readonly<Record<RollupGrain, readonly TimeRange[]>>;
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+/** The longest local day (25 hours) plus an hour of margin. */
+export const LONGEST_DAY_MS = 26 * HOUR_MS;
+
+/** Local midnights of `timezone` (day rollup buckets) in [from, to], oldest first. */
+export function localMidnightsWithin(timezone: string, range: TimeRange): number[] {
+  const first = localDayOf(timezone, range.from);
+  const midnights: number[] = [];
+  for (let t = first.start === range.from ? first.start : first.end; t <= range.to; t = localDayOf(timezone, t).end) midnights.push(t);
+  return midnights;
+}
+
+/** Hours inside [from, to), and the minutes on either side of them. */
+function splitByHours(range: TimeRange, plan: { hour: TimeRange[]; minute: TimeRange[] }): void {
+  if (range.from >= range.to) return;
+  const firstHour = Math.ceil(range.from / HOUR_MS) * HOUR_MS;
+  const lastHour = Math.floor(range.to / HOUR_MS) * HOUR_MS;
+  if (firstHour >= lastHour) {
+    plan.minute.push(range);
+    return;
+  }
+  if (range.from < firstHour) plan.minute.push({ from: range.from, to: firstHour });
+  plan.hour.push({ from: firstHour, to: lastHour });
+  if (lastHour < range.to) plan.minute.push({ from: lastHour, to: range.to });
+}
+
+/**
+ * The rollup ranges that cover `range` exactly. Day rows are used only when
+ * `useDayRollups`: they are bucketed by local midnight of the event's timezone, and a
+ * caller that cannot trust that (see windowComparison.ts) reads hours and minutes instead.
+ * `range` must start and end on whole minutes, as analytics windows do.
+ */
+export function planRollupReads(range: TimeRange, timezone: string, useDayRollups: boolean): RollupPlan {
+  if (range.from % MINUTE_MS !== 0 || range.to % MINUTE_MS !== 0) throw new Error('rollup ranges start and end on whole minutes');
+  const plan = { day: [] as TimeRange[], hour: [] as TimeRange[], minute: [] as TimeRange[] };
+  const midnights = useDayRollups ? localMidnightsWithin(timezone, range) : [];
+  if (midnights.length >= 2) {
+    const days = { from: midnights[0]!, to: midnights[midnights.length - 1]! };
+    splitByHours({ from: range.from, to: days.from }, plan);
+    plan.day.push(days);
+    splitByHours({ from: days.to, to: range.to }, plan);
+  } else {
+    splitByHours(range, plan);
+  }
+  return plan;
+}

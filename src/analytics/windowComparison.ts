@@ -1,0 +1,107 @@
+// A window comparison of one event (INTERFACE §2.8, DECISIONS F): the windows from the
+// event's timezone and `now`, the totals of both from the rollups in ClickHouse, and the
+// derived numbers (means, deltas, percentage changes). Callable without HTTP; `now` is a
+// parameter so that callers (and tests) choose the instant.
+import { notFound } from '../errors.js';
+import { getEventDefinition } from '../events/definitions.js';
+import type { Stores } from '../stores/index.js';
+import { LONGEST_DAY_MS, localMidnightsWithin, planRollupReads, type RollupPlan } from './rollupPlan.js';
+import { queryWindowTotals, type DayAlignmentCheck, type WindowTotals } from './windowQuery.js';
+import { comparedWindows, requireSupported, type ComparedWindows, type Comparison, type WindowPeriod } from './windows.js';
+
+export interface ComparisonNumbers {
+  readonly current_value: number;
+  readonly current_count: number;
+  readonly current_mean: number | null;
+  readonly current_stddev: number;
+  readonly previous_value: number;
+  readonly previous_count: number;
+  readonly previous_mean: number | null;
+  readonly previous_stddev: number;
+  readonly value_delta: number;
+  readonly count_delta: number;
+  readonly mean_delta: number | null;
+  readonly value_pct_change: number | null;
+  readonly count_pct_change: number | null;
+  readonly mean_pct_change: number | null;
+}
+
+export interface WindowComparison {
+  readonly eventId: string;
+  readonly period: WindowPeriod;
+  readonly previous: Comparison;
+  readonly timezone: string;
+  readonly windows: ComparedWindows;
+  /** null when neither window has a log. */
+  readonly data: ComparisonNumbers | null;
+}
+
+export interface WindowComparisonRequest {
+  readonly eventId: string;
+  readonly period: WindowPeriod;
+  readonly previous: Comparison;
+  /** ms since the epoch */
+  readonly now: number;
+}
+
+const meanOf = (t: WindowTotals) => (t.count === 0 ? null : t.value / t.count);
+
+/** (current − previous) / previous × 100; null when either is missing or the base is 0. */
+function pctChange(current: number | null, previous: number | null): number | null {
+  if (current === null || previous === null || previous === 0) return null;
+  return ((current - previous) / previous) * 100;
+}
+
+export function comparisonNumbers(current: WindowTotals, previous: WindowTotals): ComparisonNumbers | null {
+  if (current.count === 0 && previous.count === 0) return null;
+  const currentMean = meanOf(current);
+  const previousMean = meanOf(previous);
+  return {
+    current_value: current.value,
+    current_count: current.count,
+    current_mean: currentMean,
+    current_stddev: current.stddev,
+    previous_value: previous.value,
+    previous_count: previous.count,
+    previous_mean: previousMean,
+    previous_stddev: previous.stddev,
+    value_delta: current.value - previous.value,
+    count_delta: current.count - previous.count,
+    mean_delta: currentMean === null || previousMean === null ? null : currentMean - previousMean,
+    value_pct_change: pctChange(current.value, previous.value),
+    count_pct_change: pctChange(current.count, previous.count),
+    mean_pct_change: pctChange(currentMean, previousMean),
+  };
+}
+
+/** Day rows that could overlap the day ranges of the plans must sit at local midnights. */
+function dayAlignmentCheck(plans: readonly RollupPlan[], timezone: string): DayAlignmentCheck {
+  const ranges = plans.flatMap((plan) => plan.day.map((d) => ({ from: d.from - LONGEST_DAY_MS, to: d.to })));
+  return { ranges, midnights: ranges.flatMap((r) => localMidnightsWithin(timezone, r)) };
+}
+
+export async function windowComparison(stores: Stores, workspaceId: string, request: WindowComparisonRequest): Promise<WindowComparison> {
+  requireSupported(request.period, request.previous);
+  const definition = await getEventDefinition(stores.postgres, workspaceId, request.eventId);
+  if (!definition) throw notFound('event definition');
+  const { timezone } = definition;
+  const windows = comparedWindows(request.now, timezone, request.period, request.previous);
+
+  const read = (useDayRollups: boolean) => {
+    const plans = [windows.current, windows.previous].map((w) => planRollupReads(w, timezone, useDayRollups)) as [RollupPlan, RollupPlan];
+    return queryWindowTotals(stores.clickhouse, workspaceId, definition.event_id, plans, useDayRollups ? dayAlignmentCheck(plans, timezone) : null);
+  };
+  let result = await read(true);
+  // Day rows of another timezone (a change not yet seen by every ingest process) do not
+  // cover these local days; hours and minutes do, whatever the timezone.
+  if (result.misalignedDayRows > 0) result = await read(false);
+  const [current, previous] = result.totals;
+  return {
+    eventId: definition.event_id,
+    period: request.period,
+    previous: request.previous,
+    timezone,
+    windows,
+    data: comparisonNumbers(current, previous),
+  };
+}

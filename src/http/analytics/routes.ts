@@ -1,0 +1,49 @@
+// GET /v1.0/events/:eventID/analytics?view=window&period=…&previous=… (INTERFACE §4.6).
+import { windowComparison, type WindowComparison } from '../../analytics/windowComparison.js';
+import type { TimeRange } from '../../analytics/windows.js';
+import type { Stores } from '../../stores/index.js';
+import { ApiRouter } from '../apiRouter.js';
+import { workspaceOf } from '../context.js';
+import { windowQuerySchema, windowResponseSchema } from './schemas.js';
+
+const rangeJson = (r: TimeRange) => ({ from: new Date(r.from).toISOString(), to: new Date(r.to).toISOString() });
+
+function windowComparisonJson(c: WindowComparison) {
+  return {
+    event_id: c.eventId,
+    view: 'window',
+    period: c.period,
+    previous: c.previous,
+    timezone: c.timezone,
+    windows: { current: rangeJson(c.windows.current), previous: rangeJson(c.windows.previous) },
+    data: c.data,
+  };
+}
+
+export function analyticsRoutes(stores: Stores): ApiRouter {
+  return new ApiRouter('analytics', '/v1.0/events', ['eventID']).add(
+    {
+      method: 'get',
+      path: '/:eventID/analytics',
+      summary: 'Compare the current calendar window of an event with an earlier one',
+      description:
+        "Windows are calendar windows of the event's timezone (DECISIONS F), computed from the minute, hour and day rollups. " +
+        'The response shows the exact instants compared.',
+      query: windowQuerySchema,
+      responses: {
+        200: { description: 'The comparison.', schema: windowResponseSchema },
+        400: { description: 'A missing or unknown parameter, an unsupported period/previous pair, or an event id that is not a UUID.' },
+        404: { description: 'No such event in this workspace.' },
+      },
+    },
+    async (ctx, { query }) => {
+      const comparison = await windowComparison(stores, workspaceOf(ctx), {
+        eventId: ctx.params.eventID!,
+        period: query.period,
+        previous: query.previous,
+        now: Date.now(),
+      });
+      ctx.body = windowComparisonJson(comparison);
+    },
+  );
+}
