@@ -15,6 +15,8 @@ export interface EvaluatedBucket {
   /** The aggregate compared with the threshold; null = no data. */
   readonly value: number | null;
   readonly verdict: Verdict;
+  /** Judged while still open (an early breach). */
+  readonly early: boolean;
 }
 
 export interface AlertChanges {

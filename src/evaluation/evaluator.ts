@@ -66,7 +66,7 @@ export class PolicyEvaluator {
     const applied = outcomes.filter((o) => result.latest.has(o.target.policy_id));
     return {
       policies: plans.length,
-      evaluations: applied.reduce((n, o) => n + o.buckets.filter((b) => b.bucket.end <= (o.evaluatedUntil ?? 0)).length, 0),
+      evaluations: applied.reduce((n, o) => n + o.buckets.filter((b) => !b.early).length, 0),
       skippedBuckets: plans.reduce((n, p) => n + p.skipped, 0),
       raised: result.raised,
       resolved: result.resolved,
@@ -86,7 +86,7 @@ export class PolicyEvaluator {
     });
     const bucketStats = statsOf(stats, workspaceId, target.event_id, bucket.start);
     const { value, verdict } = closedBucketVerdict(target, bucketStats);
-    const result = await applyOutcomes(this.deps.postgres, [{ target, buckets: [{ bucket, stats: bucketStats, value, verdict }], evaluatedUntil: null }], new Date(this.now()));
+    const result = await applyOutcomes(this.deps.postgres, [{ target, buckets: [{ bucket, stats: bucketStats, value, verdict, early: false }], evaluatedUntil: null }], new Date(this.now()));
     // The policy was deleted between the two reads.
     if (!result.latest.has(policyId)) await loadTarget(this.deps.postgres, workspaceId, policyId);
     return { policy_id: policyId, bucket, stats: bucketStats, value, breached: verdict === 'breach', alert: result.latest.get(policyId) ?? null };
@@ -125,7 +125,7 @@ function outcomeOf(plan: Plan, stats: ReadonlyMap<string, BucketStats>): PolicyO
   const { target } = plan;
   const judge = (bucket: Bucket, open: boolean): EvaluatedBucket => {
     const s = statsOf(stats, target.workspace_id, target.event_id, bucket.start);
-    return { bucket, stats: s, ...(open ? openBucketVerdict(target, s) : closedBucketVerdict(target, s)) };
+    return { bucket, stats: s, early: open, ...(open ? openBucketVerdict(target, s) : closedBucketVerdict(target, s)) };
   };
   const buckets = plan.closed.map((b) => judge(b, false));
   const early = plan.open && judge(plan.open, true);
