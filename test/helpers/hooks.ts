@@ -3,7 +3,8 @@ import { removeTestStores } from './stores.js';
 
 export const mochaHooks = {
   async afterAll(this: Mocha.Context) {
-    this.timeout(60_000);
+    // Removing every suite's store files took over 60 s on the shared 2-core machine.
+    this.timeout(300_000);
     await removeTestStores();
   },
 };
