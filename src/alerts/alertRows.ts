@@ -1,7 +1,7 @@
 // Batched writes of alert rows, for the evaluation worker: one statement per kind of
 // change, however many policies a cycle touches. The caller holds the transaction.
 import type { Queryable } from '../stores/postgres.js';
-import { ALERT_COLUMNS, OPEN_STATUSES, type Alert } from './representation.js';
+import { ALERT_COLUMNS, type Alert } from './representation.js';
 
 const RECORD_TYPES = `alert_id uuid, workspace_id text, policy_id uuid, event_id uuid, agent text, event text, title text,
   channel text, period text, aggregate text, condition text, threshold double precision, severity text,
@@ -15,9 +15,10 @@ const asRecords = (alerts: readonly Alert[]) => JSON.stringify(alerts);
 export async function lockOpenAlerts(tx: Queryable, policyIds: readonly string[]): Promise<Alert[]> {
   if (policyIds.length === 0) return [];
   return tx.query<Alert>(
-    `SELECT ${ALERT_COLUMNS} FROM alerts WHERE policy_id = ANY($1::uuid[]) AND status = ANY($2::text[])
+    // The status list is spelled as in the predicate of alerts_one_open_per_policy, so that index serves.
+    `SELECT ${ALERT_COLUMNS} FROM alerts WHERE policy_id = ANY($1::uuid[]) AND status IN ('triggered', 'acknowledged')
      ORDER BY policy_id FOR UPDATE`,
-    [policyIds, OPEN_STATUSES],
+    [policyIds],
   );
 }
 

@@ -1,12 +1,11 @@
 // Writes evaluation results to Postgres: per chunk of policies one short transaction that
-// locks the policies (in id order, so two workers cannot deadlock), keeps only those still
-// enabled and unchanged since they were read, moves their evaluated_until (compare-and-set:
-// a bucket another worker already applied is not applied again), and writes their alert
-// changes and outbox rows. No ClickHouse query runs inside it.
+// moves each policy's evaluated_until by compare-and-set (so a bucket another worker already
+// applied is not applied again, and a policy disabled or edited meanwhile is left alone) and
+// writes their alert changes and outbox rows. No ClickHouse query runs inside it.
 import { insertAlerts, lockOpenAlerts, updateAlerts } from '../alerts/alertRows.js';
 import { insertNotifications } from '../alerts/outbox.js';
 import type { Alert } from '../alerts/representation.js';
-import type { PostgresStore, Queryable } from '../stores/postgres.js';
+import { sqlState, type PostgresStore, type Queryable } from '../stores/postgres.js';
 import { alertChangesFor, type EvaluatedBucket } from './alertChanges.js';
 import type { EvaluationTarget } from './targets.js';
 
@@ -28,44 +27,45 @@ export interface ApplyResult {
 }
 
 const CHUNK = 1000;
+const DEADLOCK_DETECTED = '40P01';
 
-interface LockedPolicy {
-  policy_id: string;
-  enabled: boolean;
-  updated_at: Date;
-  evaluated_until: Date | null;
-}
-
-const sameInstant = (a: Date | null, b: Date | null) => (a === null ? b === null : b !== null && a.getTime() === b.getTime());
-
-/** Outcomes whose policy is still as the evaluator read it; a manual evaluation needs only that it exists. */
-async function lockUnchanged(tx: Queryable, outcomes: readonly PolicyOutcome[]): Promise<PolicyOutcome[]> {
-  const ids = outcomes.map((o) => o.target.policy_id);
-  const rows = await tx.query<LockedPolicy>(
-    `SELECT policy_id, enabled, updated_at, evaluated_until FROM policies WHERE policy_id = ANY($1::uuid[])
-     ORDER BY policy_id FOR UPDATE`,
-    [ids],
-  );
-  const locked = new Map(rows.map((r) => [r.policy_id, r]));
-  return outcomes.filter((o) => {
-    const row = locked.get(o.target.policy_id);
-    if (!row) return false;
-    if (o.evaluatedUntil === null) return true;
-    return row.enabled && sameInstant(row.updated_at, o.target.updated_at) && sameInstant(row.evaluated_until, o.target.evaluated_until);
-  });
+/**
+ * Locks the outcomes' policies and keeps those still as the evaluator read them — enabled,
+ * not edited, progress not moved by another worker — moving their progress in the same
+ * statement (compare-and-set). A manual evaluation needs only that its policy still exists.
+ */
+async function claimPolicies(tx: Queryable, outcomes: readonly PolicyOutcome[]): Promise<PolicyOutcome[]> {
+  const kept = new Set<string>();
+  const manual = outcomes.filter((o) => o.evaluatedUntil === null).map((o) => o.target.policy_id);
+  if (manual.length > 0) {
+    const rows = await tx.query<{ policy_id: string }>('SELECT policy_id FROM policies WHERE policy_id = ANY($1::uuid[]) FOR UPDATE', [manual]);
+    for (const r of rows) kept.add(r.policy_id);
+  }
+  // In id order, so that two overlapping workers lock in the same order as far as the plan follows it.
+  const scheduled = outcomes.filter((o) => o.evaluatedUntil !== null).sort((a, b) => (a.target.policy_id < b.target.policy_id ? -1 : 1));
+  if (scheduled.length > 0) {
+    // updated_at is compared at the millisecond precision the evaluator read it with.
+    const rows = await tx.query<{ policy_id: string }>(
+      `UPDATE policies AS p SET evaluated_until = u.until
+       FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[], $4::timestamptz[]) AS u(policy_id, read_until, read_updated_at, until)
+       WHERE p.policy_id = u.policy_id AND p.enabled AND date_trunc('milliseconds', p.updated_at) = u.read_updated_at
+         AND p.evaluated_until IS NOT DISTINCT FROM u.read_until
+       RETURNING p.policy_id`,
+      [
+        scheduled.map((o) => o.target.policy_id),
+        scheduled.map((o) => o.target.evaluated_until),
+        scheduled.map((o) => o.target.updated_at),
+        scheduled.map((o) => new Date(o.evaluatedUntil!)),
+      ],
+    );
+    for (const r of rows) kept.add(r.policy_id);
+  }
+  return outcomes.filter((o) => kept.has(o.target.policy_id));
 }
 
 async function applyChunk(db: PostgresStore, outcomes: readonly PolicyOutcome[], now: Date) {
   return db.transaction(async (tx) => {
-    const current = await lockUnchanged(tx, outcomes);
-    const moves = current.filter((o) => o.evaluatedUntil !== null && o.evaluatedUntil !== o.target.evaluated_until?.getTime());
-    if (moves.length > 0) {
-      await tx.query(
-        `UPDATE policies AS p SET evaluated_until = u.until
-         FROM unnest($1::uuid[], $2::timestamptz[]) AS u(policy_id, until) WHERE p.policy_id = u.policy_id`,
-        [moves.map((o) => o.target.policy_id), moves.map((o) => new Date(o.evaluatedUntil!))],
-      );
-    }
+    const current = await claimPolicies(tx, outcomes);
     const judged = current.filter((o) => o.buckets.some((b) => b.verdict !== 'none'));
     const open = new Map((await lockOpenAlerts(tx, judged.map((o) => o.target.policy_id))).map((a) => [a.policy_id, a]));
     const inserts: Alert[] = [];
@@ -92,10 +92,20 @@ async function applyChunk(db: PostgresStore, outcomes: readonly PolicyOutcome[],
   });
 }
 
+/** A deadlock between overlapping workers rolls a chunk back whole; it is tried again once. */
+async function applyChunkRetried(db: PostgresStore, outcomes: readonly PolicyOutcome[], now: Date) {
+  try {
+    return await applyChunk(db, outcomes, now);
+  } catch (err) {
+    if (sqlState(err) !== DEADLOCK_DETECTED) throw err;
+    return applyChunk(db, outcomes, now);
+  }
+}
+
 export async function applyOutcomes(db: PostgresStore, outcomes: readonly PolicyOutcome[], now: Date): Promise<ApplyResult> {
   const total = { applied: 0, raised: 0, resolved: 0, latest: new Map<string, Alert | null>() };
   for (let i = 0; i < outcomes.length; i += CHUNK) {
-    const r = await applyChunk(db, outcomes.slice(i, i + CHUNK), now);
+    const r = await applyChunkRetried(db, outcomes.slice(i, i + CHUNK), now);
     total.applied += r.applied;
     total.raised += r.raised;
     total.resolved += r.resolved;
