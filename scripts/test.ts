@@ -1,12 +1,19 @@
-// `npm test`: the whole suite on the embedded stores, then again with Postgres on a server
-// when one is reachable (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test).
-// Each run prints mocha's report; the last line sums both runs.
+// `npm test`: the unit tests (test/unit/, pure) once; the integration tests
+// (test/integration/, real stores) on the embedded stores, then again with Postgres on a
+// server when one is reachable (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test).
+// Each run prints mocha's report; the last line sums all runs.
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 
 const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-// Extra arguments go to mocha (e.g. a spec file, or --grep); by default every test file.
-const extraArgs = process.argv.length > 2 ? process.argv.slice(2) : ['test/**/*.test.ts'];
+// Extra arguments go to mocha: test files (each run where it belongs) and options (e.g. --grep).
+const extraArgs = process.argv.slice(2);
+const isFile = (arg: string) => !arg.startsWith('-') && (arg.endsWith('.ts') || arg.includes('/'));
+const options = extraArgs.filter((a) => !isFile(a));
+const files = extraArgs.filter(isFile);
+const isUnit = (file: string) => file.replace(/^\.\//, '').startsWith('test/unit/');
+const unitFiles = files.length === 0 ? ['test/unit/**/*.test.ts'] : files.filter(isUnit);
+const integrationFiles = files.length === 0 ? ['test/integration/**/*.test.ts'] : files.filter((f) => !isUnit(f));
 
 interface RunResult {
   passed: number;
@@ -15,10 +22,11 @@ interface RunResult {
   exitCode: number;
 }
 
-function runMocha(label: string, env: NodeJS.ProcessEnv): Promise<RunResult> {
+function runMocha(label: string, specs: readonly string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
   process.stdout.write(`\n=== ${label} ===\n`);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['node_modules/mocha/bin/mocha.js', ...extraArgs], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const args = ['node_modules/mocha/bin/mocha.js', ...options, ...specs];
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -45,12 +53,16 @@ async function reachable(url: string): Promise<boolean> {
 }
 
 const results: RunResult[] = [];
-results.push(await runMocha('embedded stores (chDB + PGlite)', { ...process.env }));
-if (await reachable(serverUrl)) {
-  const shown = serverUrl.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
-  results.push(await runMocha(`Postgres server ${shown} (ClickHouse embedded)`, { ...process.env, ALERTMON_TEST_POSTGRES_URL: serverUrl }));
-} else {
-  process.stdout.write(`\nNo Postgres server at TEST_DATABASE_URL; the server-mode run is skipped.\n`);
+if (unitFiles.length > 0) results.push(await runMocha('unit tests', unitFiles, { ...process.env }));
+if (integrationFiles.length > 0) {
+  results.push(await runMocha('integration tests, embedded stores (chDB + PGlite)', integrationFiles, { ...process.env }));
+  if (await reachable(serverUrl)) {
+    const shown = serverUrl.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+    const env = { ...process.env, ALERTMON_TEST_POSTGRES_URL: serverUrl };
+    results.push(await runMocha(`integration tests, Postgres server ${shown} (ClickHouse embedded)`, integrationFiles, env));
+  } else {
+    process.stdout.write(`\nNo Postgres server at TEST_DATABASE_URL; the server-mode run is skipped.\n`);
+  }
 }
 
 const total = results.reduce((t, r) => ({ passed: t.passed + r.passed, failed: t.failed + r.failed, pending: t.pending + r.pending }), {

@@ -6,7 +6,7 @@ import { buildApp, type Plane } from './app.js';
 import { runsWorker, servesControlPlane, servesIngest, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { TimezoneCatalog } from './events/timezones.js';
-import { EventDirectory } from './ingest/eventDirectory.js';
+import { EventDirectory } from './events/eventDirectory.js';
 import { LogIngestor } from './ingest/logIngestor.js';
 import { createMetrics } from './metrics.js';
 import { openStores, storeOptions, type Stores } from './stores/index.js';

@@ -115,8 +115,8 @@ async function adminPost<T>(service: ServiceProcess, path: string, body: unknown
   return JSON.parse(text) as T;
 }
 
-export async function issueWorkspaceToken(service: ServiceProcess, userId: string): Promise<string> {
-  return (await adminPost<{ token: string }>(service, '/tokens', { user_id: userId }, 201)).token;
+export async function issueWorkspaceToken(service: ServiceProcess, workspaceId: string): Promise<string> {
+  return (await adminPost<{ token: string }>(service, '/tokens', { user_id: workspaceId }, 201)).token;
 }
 
 /** Runs a query that returns one row with one numeric column `n`. */

@@ -1,7 +1,7 @@
 // Reading alerts and the lifecycle actions (INTERFACE §3, DECISIONS H). Every function takes
 // the workspace and filters by it: another workspace's alert is simply not found.
 import { conflict, notFound } from '../errors.js';
-import type { Page } from '../http/params.js';
+import type { Page } from '../page.js';
 import type { PostgresStore, Queryable } from '../stores/postgres.js';
 import { insertNotifications } from './outbox.js';
 import { ALERT_COLUMNS, type Alert, type AlertStatus } from './representation.js';

@@ -1,7 +1,7 @@
 // Reads rollup buckets of one event, newest first. Buckets are combined at read time with
 // the same functions the tables aggregate with, so unmerged parts never show twice.
 import type { ClickHouseStore } from '../stores/clickhouse.js';
-import type { Page } from '../http/params.js';
+import type { Page } from '../page.js';
 
 export const PERIODS = ['minute', 'hour', 'day'] as const;
 export type Period = (typeof PERIODS)[number];

@@ -1,9 +1,11 @@
-// Workspaces and their bearer tokens. A token is 32 random bytes (base64url) behind a
-// recognisable prefix; only its SHA-256 is stored, and lookups go by that hash.
+// Workspaces and their bearer tokens. A token is `chp_` + 32 random bytes (256 bits,
+// base64url): the official client SDKs refuse any key without that prefix. Only its SHA-256
+// is stored and lookups go by that hash, so tokens issued earlier (`alm_…`) keep working.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../stores/postgres.js';
 
-const TOKEN_PREFIX = 'alm_';
+const TOKEN_PREFIX = 'chp_';
+const TOKEN_RANDOM_BYTES = 32;
 
 export interface IssuedToken {
   readonly token: string;
@@ -21,7 +23,7 @@ export function secretsEqual(a: string, b: string): boolean {
 
 /** Creates the workspace on first use, updates its owner email when given, and issues one more token. */
 export async function issueToken(db: Queryable, workspaceId: string, email: string | undefined): Promise<IssuedToken> {
-  const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
+  const token = TOKEN_PREFIX + randomBytes(TOKEN_RANDOM_BYTES).toString('base64url');
   await db.query(
     `INSERT INTO workspaces (user_id, email) VALUES ($1, $2)
      ON CONFLICT (user_id) DO UPDATE

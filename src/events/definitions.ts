@@ -1,9 +1,14 @@
 // Event definitions in Postgres. Every function takes the workspace and filters by it:
-// a definition of another workspace is simply not found.
+// a definition of another workspace is simply not found. The rules around them (defaults,
+// timezones, day re-bucketing) are in operations.ts.
 import { randomBytes } from 'node:crypto';
+import { conflict } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Page } from '../http/params.js';
+import type { Page } from '../page.js';
 import { sqlState, UNIQUE_VIOLATION, type Queryable } from '../stores/postgres.js';
+
+/** The agent of a definition (and a log record) that names none. */
+export const DEFAULT_AGENT = 'default';
 
 export interface EventDefinition {
   event_id: string;
@@ -33,12 +38,8 @@ export interface NewEventDefinition {
 export type EventDefinitionChanges = Partial<Pick<EventDefinition, 'agent' | 'title' | 'description' | 'unit' | 'timezone' | 'public'>>;
 
 /** Another definition of the workspace already has this (agent, event) pair. */
-export class PairTakenError extends Error {
-  constructor(agent: string, event: string) {
-    super(`An event definition for agent "${agent}" and event "${event}" already exists.`);
-    this.name = 'PairTakenError';
-  }
-}
+const eventExists = (agent: string, event: string) =>
+  conflict('event_exists', `An event definition for agent "${agent}" and event "${event}" already exists.`);
 
 const EDITABLE: readonly (keyof EventDefinitionChanges)[] = ['agent', 'title', 'description', 'unit', 'timezone', 'public'];
 
@@ -49,7 +50,7 @@ function newShareToken(): string {
   return randomBytes(24).toString('base64url');
 }
 
-export async function createEventDefinition(db: Queryable, workspaceId: string, input: NewEventDefinition): Promise<EventDefinition> {
+export async function insertEventDefinition(db: Queryable, workspaceId: string, input: NewEventDefinition): Promise<EventDefinition> {
   try {
     const rows = await db.query<EventDefinition>(
       `INSERT INTO event_definitions (event_id, user_id, event, agent, title, description, unit, timezone, public, share_token)
@@ -70,7 +71,7 @@ export async function createEventDefinition(db: Queryable, workspaceId: string, 
     );
     return rows[0]!;
   } catch (err) {
-    if (sqlState(err) === UNIQUE_VIOLATION) throw new PairTakenError(input.agent, input.event);
+    if (sqlState(err) === UNIQUE_VIOLATION) throw eventExists(input.agent, input.event);
     throw err;
   }
 }
@@ -112,8 +113,8 @@ export async function listEventDefinitions(db: Queryable, workspaceId: string, p
   );
 }
 
-/** Applies the given changes to `current`; returns the updated definition. */
-export async function updateEventDefinition(
+/** Applies the given changes to `current`; returns the updated definition, null when it is gone. */
+export async function writeEventDefinitionChanges(
   db: Queryable,
   workspaceId: string,
   current: EventDefinition,
@@ -129,7 +130,7 @@ export async function updateEventDefinition(
     );
     return rows[0] ?? null;
   } catch (err) {
-    if (sqlState(err) === UNIQUE_VIOLATION) throw new PairTakenError(changes.agent ?? current.agent, current.event);
+    if (sqlState(err) === UNIQUE_VIOLATION) throw eventExists(changes.agent ?? current.agent, current.event);
     throw err;
   }
 }

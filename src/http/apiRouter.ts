@@ -2,9 +2,28 @@
 // query and body, and its responses. The same spec object validates the request (ajv),
 // types the handler's input (json-schema-to-ts) and documents the route (openapi.ts), so
 // the three cannot drift apart.
+//
+// A resource declares its router in src/http/<resource>/routes.ts, with its schemas
+// (written `as const`) in schemas.ts beside it, and calls its domain (src/<domain>/):
+//
+//   export function policyRoutes(deps: PoliciesDeps): ApiRouter {
+//     return new ApiRouter('policies', '/v1.0/policies', ['policyID'])
+//       .add(
+//         { method: 'post', path: '/', summary: 'Create a policy', body: createPolicySchema,
+//           responses: { 201: { description: 'The policy', schema: policySchema }, 400: { description: 'Invalid' } } },
+//         async (ctx, { body }) => {            // body: FromSchema<typeof createPolicySchema>
+//           ctx.status = 201;
+//           ctx.body = policyJson(await createPolicy(deps, workspaceOf(ctx), body));
+//         },
+//       );
+//   }
+//
+// and src/app.ts lists it in apiRouters() with the plane that serves it.
 import Router from '@koa/router';
+import type { Middleware } from 'koa';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { AppContext, AppState } from './context.js';
+import { HttpError } from './httpError.js';
 import { requireUuidParams } from './params.js';
 import { bodyValidator, queryValidator } from './validation.js';
 
@@ -17,6 +36,8 @@ export interface ResponseSpec {
   readonly description: string;
   /** JSON Schema of the body; absent for an empty body. */
   readonly schema?: JSONSchema;
+  /** Media type of the body when it is not JSON. */
+  readonly contentType?: string;
 }
 
 export interface RouteSpec<Q extends JSONSchema = JSONSchema, B extends JSONSchema = JSONSchema> {
@@ -28,6 +49,11 @@ export interface RouteSpec<Q extends JSONSchema = JSONSchema, B extends JSONSche
   readonly auth?: RouteAuth;
   readonly query?: Q;
   readonly body?: B;
+  /**
+   * A body schema that is documented but not checked by the router: the handler validates
+   * ctx.request.body itself, with this very schema (e.g. a log batch, record by record).
+   */
+  readonly handlerValidatedBody?: JSONSchema;
   /** Keyed by status; error statuses use the common error body unless a schema is given. */
   readonly responses: Readonly<Record<number, ResponseSpec>>;
 }
@@ -79,5 +105,18 @@ export class ApiRouter {
       await handler(ctx, { query, body });
     });
     return this;
+  }
+
+  /**
+   * For a router mounted before authentication: another method on one of its paths answers
+   * 405 with Allow, where it would otherwise fall through to a 401.
+   */
+  refuseOtherMethods(): Middleware<AppState> {
+    return async (ctx, next) => {
+      const documented = this.routes.filter((r) => r.fullPath === ctx.path).map((r) => r.spec.method.toUpperCase());
+      const allowed = documented.includes('GET') ? [...documented, 'HEAD'] : documented;
+      if (allowed.length === 0 || allowed.includes(ctx.method)) return next();
+      throw new HttpError(405, 'method_not_allowed', `Use ${documented.join(' or ')}.`, [], { Allow: allowed.join(', ') });
+    };
   }
 }

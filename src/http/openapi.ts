@@ -1,8 +1,6 @@
 // The OpenAPI 3.1 document of the API, built from the RouteSpecs the routers serve (see
 // apiRouter.ts), and served without a token at GET /v1.0/openapi.json.
-import Router from '@koa/router';
-import type { ApiRouter, DocumentedRoute } from './apiRouter.js';
-import type { AppState } from './context.js';
+import { ApiRouter, type DocumentedRoute } from './apiRouter.js';
 
 export const OPENAPI_PATH = '/v1.0/openapi.json';
 
@@ -49,20 +47,24 @@ function operation(route: DocumentedRoute) {
     required: query?.required?.includes(name) ?? false,
     schema,
   }));
+  const auth = spec.auth ?? 'workspace';
+  // Every route behind a token can answer 401, whatever else it declares.
+  const unauthorized = auth === 'none' ? {} : { 401: { description: 'The bearer token is missing or not valid.' } };
   const responses = Object.fromEntries(
-    Object.entries(spec.responses).map(([status, response]) => {
+    Object.entries({ ...unauthorized, ...spec.responses }).map(([status, response]) => {
       const schema = response.schema ?? (Number(status) >= 400 ? { $ref: '#/components/schemas/Error' } : undefined);
-      return [status, { description: response.description, ...(schema ? { content: { 'application/json': { schema } } } : {}) }];
+      const content = schema ? { content: { [response.contentType ?? 'application/json']: { schema } } } : {};
+      return [status, { description: response.description, ...content }];
     }),
   );
-  const auth = spec.auth ?? 'workspace';
+  const body = spec.body ?? spec.handlerValidatedBody;
   return {
     tags: [route.tag],
     summary: spec.summary,
     ...(spec.description ? { description: spec.description } : {}),
     operationId: `${spec.method}${openApiPath(route.fullPath).replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     ...(pathParams.length + queryParams.length > 0 ? { parameters: [...pathParams, ...queryParams] } : {}),
-    ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+    ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: body } } } } : {}),
     responses,
     security: auth === 'none' ? [] : [{ [auth === 'admin' ? 'adminToken' : 'workspaceToken']: [] }],
   };
@@ -92,11 +94,23 @@ export function buildOpenApiDocument(routers: readonly ApiRouter[], version: str
   };
 }
 
-/** GET /v1.0/openapi.json; the document is built once. */
-export function openApiRoutes(document: object): Router<AppState> {
-  const router = new Router<AppState>();
-  router.get(OPENAPI_PATH, (ctx) => {
-    ctx.body = document;
-  });
-  return router;
+/** GET /v1.0/openapi.json: the document of the given routers and of itself, built at once. */
+export function openApiRouter(routers: readonly ApiRouter[], version: string): ApiRouter {
+  const self = new ApiRouter('meta', '');
+  let document: object = {};
+  self.add(
+    {
+      method: 'get',
+      path: OPENAPI_PATH,
+      auth: 'none',
+      summary: 'This document',
+      description: 'The OpenAPI 3.1 document of the whole API, whichever parts this process serves.',
+      responses: { 200: { description: 'OpenAPI 3.1', schema: { type: 'object' } } },
+    },
+    (ctx) => {
+      ctx.body = document;
+    },
+  );
+  document = buildOpenApiDocument([...routers, self], version);
+  return self;
 }

@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
 import { invalid } from '../errors.js';
 import { isUuid } from '../ids.js';
+import { MAX_PAGE_LIMIT } from '../page.js';
 import type { AppState } from './context.js';
-import { queryValidator } from './validation.js';
 
 /** Every `…ID` path segment must be a UUID (400 invalid_id); it is passed on lower-cased. */
 export function requireUuidParams(router: Router<AppState>, names: readonly string[]): void {
@@ -15,25 +15,8 @@ export function requireUuidParams(router: Router<AppState>, names: readonly stri
   }
 }
 
-export interface Page {
-  readonly limit: number;
-  readonly offset: number;
-}
-
-export const MAX_PAGE_LIMIT = 1000;
-
+/** `limit` (default 100) and `offset` (default 0) of a list request; see src/page.ts. */
 export const pageQueryProperties = {
-  limit: { type: 'integer', minimum: 0, maximum: MAX_PAGE_LIMIT },
-  offset: { type: 'integer', minimum: 0, maximum: 2_147_483_647 },
+  limit: { type: 'integer', minimum: 0, maximum: MAX_PAGE_LIMIT, description: 'At most this many items (default 100).' },
+  offset: { type: 'integer', minimum: 0, maximum: 2_147_483_647, description: 'Skip this many items first (default 0).' },
 } as const;
-
-const validatePage = queryValidator<Partial<Page>>({
-  type: 'object',
-  properties: pageQueryProperties,
-});
-
-/** limit (default 100, at most 1000) and offset (default 0) of a list request. */
-export function pageOf(query: unknown): Page {
-  const { limit = 100, offset = 0 } = validatePage({ ...(query as object) });
-  return { limit, offset };
-}

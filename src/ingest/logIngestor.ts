@@ -5,7 +5,7 @@ import { unavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
-import type { EventDirectory } from './eventDirectory.js';
+import type { EventDirectory } from '../events/eventDirectory.js';
 import { GroupCommitQueue, QueueFullError } from './groupCommitQueue.js';
 import { LogWriter, queuedRow, type NewLogRecord, type QueuedLogRow } from './logWriter.js';
 

@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
-import type { EventDirectory } from './eventDirectory.js';
+import type { EventDirectory } from '../events/eventDirectory.js';
 import { localDayStart } from './localDay.js';
 import { DEDUP_WINDOW_MS, RecentLogIds } from './recentLogIds.js';
 

@@ -1,7 +1,7 @@
 // Policies in Postgres. Every function takes the workspace and filters by it: another
 // workspace's policy, or event, is simply not found.
 import { notFound, validationFailed } from '../errors.js';
-import type { Page } from '../http/params.js';
+import type { Page } from '../page.js';
 import { newId } from '../ids.js';
 import type { PostgresStore, Queryable } from '../stores/postgres.js';
 import { POLICY_FIELDS, type Policy, type PolicyFields } from './model.js';

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
 import { newId } from '../../src/ids.js';
-import { EventDirectory } from '../../src/ingest/eventDirectory.js';
+import { EventDirectory } from '../../src/events/eventDirectory.js';
 import { LogIngestor } from '../../src/ingest/logIngestor.js';
 import type { NewLogRecord } from '../../src/ingest/logWriter.js';
 import { createLogger } from '../../src/logger.js';

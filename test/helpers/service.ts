@@ -17,7 +17,7 @@ export interface TestService {
   /** A request to another listener of the service (e.g. logsUrl). */
   requestTo<T = any>(baseUrl: string, method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   /** Issues a token for a workspace through the admin API. */
-  tokenFor(userId: string, email?: string): Promise<string>;
+  tokenFor(workspaceId: string, email?: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -48,12 +48,12 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     storeOptions,
     request: call,
     requestTo: request,
-    async tokenFor(userId, email) {
+    async tokenFor(workspaceId, email) {
       const res = await call<{ token: string }>('POST', '/v1.0/admin/tokens', {
         token: TEST_ADMIN_TOKEN,
-        body: email === undefined ? { user_id: userId } : { user_id: userId, email },
+        body: email === undefined ? { user_id: workspaceId } : { user_id: workspaceId, email },
       });
-      if (res.status !== 201) throw new Error(`token for ${userId}: ${res.status} ${res.text}`);
+      if (res.status !== 201) throw new Error(`token for ${workspaceId}: ${res.status} ${res.text}`);
       return res.body.token;
     },
     async close() {

@@ -1,20 +1,16 @@
 // The admin API: issues workspace tokens and runs analysts' read-only SQL on ClickHouse
 // (the embedded engine lives inside this process). Guarded by ADMIN_TOKEN; absent without it.
-import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { issueToken, secretsEqual } from '../../auth/tokens.js';
 import { invalid, notFound, unauthorized } from '../../errors.js';
 import type { Stores } from '../../stores/index.js';
+import { ApiRouter } from '../apiRouter.js';
 import type { AppState } from '../context.js';
 import { bearerToken } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/jsonBody.js';
-import { bodyValidator } from '../validation.js';
-import { analystQuerySchema, issueTokenSchema, type AnalystQueryBody, type IssueTokenBody } from './schemas.js';
+import { analystQuerySchema, analystRowsSchema, issuedTokenSchema, issueTokenSchema } from './schemas.js';
 
 export const ADMIN_PREFIX = '/v1.0/admin';
-
-const validateIssueToken = bodyValidator<IssueTokenBody>(issueTokenSchema);
-const validateAnalystQuery = bodyValidator<AnalystQueryBody>(analystQuerySchema);
 
 function requireAdmin(adminToken: string | null): Middleware<AppState> {
   return async (ctx, next) => {
@@ -25,27 +21,49 @@ function requireAdmin(adminToken: string | null): Middleware<AppState> {
   };
 }
 
-export function adminRoutes(adminToken: string | null, stores: Stores): Router<AppState> {
-  const router = new Router<AppState>({ prefix: ADMIN_PREFIX });
-  router.use(requireAdmin(adminToken), jsonBody());
+const adminErrors = {
+  400: { description: 'Invalid input; nothing was changed.' },
+  401: { description: 'The admin token is missing or wrong.' },
+  404: { description: 'ADMIN_TOKEN is not set: there is no admin API.' },
+};
 
-  router.post('/tokens', async (ctx) => {
-    const body = validateIssueToken(ctx.request.body);
-    const issued = await stores.postgres.transaction((tx) => issueToken(tx, body.user_id, body.email));
-    ctx.status = 201;
-    ctx.body = { token: issued.token, user_id: issued.workspaceId };
-  });
-
-  // Rows as a JSON array; the session is readonly=1 with bounded result size and time.
-  router.post('/sql', async (ctx) => {
-    const { query } = validateAnalystQuery(ctx.request.body);
-    try {
-      ctx.body = await stores.clickhouse.queryReadonly(query);
-    } catch (err) {
-      const message = err instanceof Error ? err.message.split('\n')[0]!.trim() : String(err);
-      throw invalid('sql_error', message);
-    }
-  });
-
-  return router;
+export function adminRoutes(adminToken: string | null, stores: Stores): ApiRouter {
+  const api = new ApiRouter('admin', ADMIN_PREFIX);
+  api.router.use(requireAdmin(adminToken), jsonBody());
+  return api
+    .add(
+      {
+        method: 'post',
+        path: '/tokens',
+        auth: 'admin',
+        summary: 'Issue a workspace token',
+        description: 'Creates the workspace on first use; each call issues one more token. Only its hash is stored.',
+        body: issueTokenSchema,
+        responses: { 201: { description: 'The new token, shown this once.', schema: issuedTokenSchema }, ...adminErrors },
+      },
+      async (ctx, { body }) => {
+        const issued = await stores.postgres.transaction((tx) => issueToken(tx, body.user_id, body.email));
+        ctx.status = 201;
+        ctx.body = { token: issued.token, user_id: issued.workspaceId };
+      },
+    )
+    .add(
+      {
+        method: 'post',
+        path: '/sql',
+        auth: 'admin',
+        summary: 'Run a read-only SQL query on ClickHouse',
+        description: 'The session is readonly=1 with bounded result size and time.',
+        body: analystQuerySchema,
+        responses: { 200: { description: 'The rows.', schema: analystRowsSchema }, ...adminErrors },
+      },
+      async (ctx, { body }) => {
+        try {
+          ctx.body = await stores.clickhouse.queryReadonly(body.query);
+        } catch (err) {
+          const message = err instanceof Error ? err.message.split('\n')[0]!.trim() : String(err);
+          throw invalid('sql_error', message);
+        }
+      },
+    );
 }

@@ -1,9 +1,5 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import { PATTERNS } from '../validation.js';
-
-export interface IssueTokenBody {
-  user_id: string;
-  email?: string;
-}
 
 export const issueTokenSchema = {
   type: 'object',
@@ -15,9 +11,8 @@ export const issueTokenSchema = {
   },
 } as const;
 
-export interface AnalystQueryBody {
-  query: string;
-}
+/** Also what `npm run token` sends. */
+export type IssueTokenBody = FromSchema<typeof issueTokenSchema>;
 
 export const analystQuerySchema = {
   type: 'object',
@@ -27,3 +22,14 @@ export const analystQuerySchema = {
     query: { type: 'string', pattern: PATTERNS.notBlank, maxLength: 100_000 },
   },
 } as const;
+
+export const issuedTokenSchema = {
+  type: 'object',
+  required: ['token', 'user_id'],
+  properties: {
+    token: { type: 'string', description: 'chp_ and 43 base64url characters.' },
+    user_id: { type: 'string' },
+  },
+} as const;
+
+export const analystRowsSchema = { type: 'array', items: { type: 'object' } } as const;

@@ -4,6 +4,7 @@ import { applyAlertAction, getAlert, listAlerts } from '../../alerts/alerts.js';
 import { alertJson } from '../../alerts/representation.js';
 import { ALERT_ACTIONS, TRANSITIONS } from '../../alerts/transitions.js';
 import type { PostgresStore } from '../../stores/postgres.js';
+import { pageOf } from '../../page.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import { alertResponseSchema, emptyBodySchema, listAlertsQuerySchema } from './schemas.js';
@@ -26,7 +27,7 @@ export function alertRoutes({ postgres, now = Date.now }: AlertRoutesDeps): ApiR
       responses: { 200: { description: 'Alerts.', schema: { type: 'array', items: alertResponseSchema } }, 400: { description: 'Invalid query.' } },
     },
     async (ctx, { query }) => {
-      const alerts = await listAlerts(postgres, workspaceOf(ctx), { limit: query.limit ?? 100, offset: query.offset ?? 0 }, query.status);
+      const alerts = await listAlerts(postgres, workspaceOf(ctx), pageOf(query), query.status);
       ctx.body = alerts.map(alertJson);
     },
   );

@@ -1,25 +1,15 @@
-import { PATTERNS } from '../validation.js';
-import { pageQueryProperties } from '../params.js';
 import { PERIODS } from '../../analytics/rollups.js';
+import { pageQueryProperties } from '../params.js';
+import { PATTERNS } from '../validation.js';
 
 const editable = {
-  agent: { type: ['string', 'null'], maxLength: 200 },
+  agent: { type: ['string', 'null'], maxLength: 200, description: 'Blank or null: "default".' },
   title: { type: ['string', 'null'], maxLength: 200 },
   description: { type: 'string', maxLength: 2000 },
   unit: { type: 'string', maxLength: 50 },
-  timezone: { type: 'string', minLength: 1, maxLength: 64 },
+  timezone: { type: 'string', minLength: 1, maxLength: 64, description: 'IANA name (default UTC); days are local days of this zone.' },
   public: { type: 'boolean' },
 } as const;
-
-export interface CreateEventBody {
-  event: string;
-  agent?: string | null;
-  title?: string | null;
-  description?: string;
-  unit?: string;
-  timezone?: string;
-  public?: boolean;
-}
 
 export const createEventSchema = {
   type: 'object',
@@ -31,14 +21,12 @@ export const createEventSchema = {
   },
 } as const;
 
-export type UpdateEventBody = Partial<CreateEventBody>;
-
 /** The create shape; read-only fields a client read back are accepted and ignored. */
 export const updateEventSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    event: { type: 'string' },
+    event: { type: 'string', description: 'Only the current name: an event is never renamed.' },
     ...editable,
     event_id: {},
     user_id: {},
@@ -48,13 +36,10 @@ export const updateEventSchema = {
   },
 } as const;
 
-export interface RollupQuery {
-  period: (typeof PERIODS)[number];
-  limit?: number;
-  offset?: number;
-  from?: string;
-  to?: string;
-}
+export const listEventsQuerySchema = {
+  type: 'object',
+  properties: pageQueryProperties,
+} as const;
 
 export const rollupQuerySchema = {
   type: 'object',
@@ -63,7 +48,45 @@ export const rollupQuerySchema = {
   properties: {
     period: { type: 'string', enum: PERIODS },
     ...pageQueryProperties,
-    from: { type: 'string', format: 'date-time' },
-    to: { type: 'string', format: 'date-time' },
+    from: { type: 'string', format: 'date-time', description: 'Buckets starting at or after this instant.' },
+    to: { type: 'string', format: 'date-time', description: 'Buckets starting before this instant.' },
+  },
+} as const;
+
+const timestamp = { type: 'string', format: 'date-time' } as const;
+
+export const eventDefinitionSchema = {
+  type: 'object',
+  required: ['event_id', 'user_id', 'event', 'agent', 'title', 'description', 'unit', 'timezone', 'public', 'share_token', 'created_at', 'updated_at'],
+  properties: {
+    event_id: { type: 'string', format: 'uuid' },
+    user_id: { type: 'string', description: 'The workspace.' },
+    event: { type: 'string' },
+    agent: { type: 'string' },
+    title: { type: ['string', 'null'] },
+    description: { type: 'string' },
+    unit: { type: 'string' },
+    timezone: { type: 'string' },
+    public: { type: 'boolean' },
+    share_token: { type: 'string' },
+    created_at: timestamp,
+    updated_at: timestamp,
+  },
+} as const;
+
+export const rollupItemSchema = {
+  type: 'object',
+  required: ['event_id', 'agent', 'event', 'period', 'occurred_at', 'count', 'value', 'squares', 'min', 'max'],
+  properties: {
+    event_id: { type: 'string', format: 'uuid' },
+    agent: { type: 'string' },
+    event: { type: 'string' },
+    period: { type: 'string', enum: PERIODS },
+    occurred_at: { ...timestamp, description: 'Start of the bucket; for days, local midnight of the event timezone.' },
+    count: { type: 'number' },
+    value: { type: 'number', description: 'Sum of the values.' },
+    squares: { type: 'number', description: 'Sum of the squared values.' },
+    min: { type: 'number' },
+    max: { type: 'number' },
   },
 } as const;

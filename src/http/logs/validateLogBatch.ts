@@ -1,6 +1,7 @@
 // Turns a request body into records ready to store, or refuses the whole batch (400)
 // listing every problem of every record by index.
 import { validationFailed, type ErrorDetail } from '../../errors.js';
+import { DEFAULT_AGENT } from '../../events/definitions.js';
 import { newId } from '../../ids.js';
 import type { NewLogRecord } from '../../ingest/logWriter.js';
 import { compileBodySchema, problemsOf } from '../validation.js';
@@ -15,8 +16,6 @@ import {
 } from './schema.js';
 
 const validateShape = compileBodySchema(logBatchSchema);
-
-export const DEFAULT_AGENT = 'default';
 
 export function validateLogBatch(body: unknown, receivedAt: number): NewLogRecord[] {
   const shapeProblems = problemsOf(validateShape, body);

@@ -5,6 +5,7 @@ import { policyJson } from '../../policies/model.js';
 import { createPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from '../../policies/policies.js';
 import type { PostgresStore } from '../../stores/postgres.js';
 import { alertResponseSchema } from '../alerts/schemas.js';
+import { pageOf } from '../../page.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import {
@@ -68,7 +69,7 @@ export function policyRoutes({ postgres, evaluator }: PolicyRoutesDeps): ApiRout
       responses: { 200: { description: 'Policies.', schema: { type: 'array', items: policyResponseSchema } }, 400: errors[400] },
     },
     async (ctx, { query }) => {
-      const policies = await listPolicies(postgres, workspaceOf(ctx), { limit: query.limit ?? 100, offset: query.offset ?? 0 });
+      const policies = await listPolicies(postgres, workspaceOf(ctx), pageOf(query));
       ctx.body = policies.map(policyJson);
     },
   );

@@ -5,7 +5,7 @@ import { loadConfig } from '../../../src/config.js';
 import type { AlertJson } from '../../../src/alerts/representation.js';
 import { PolicyEvaluator } from '../../../src/evaluation/evaluator.js';
 import { newId } from '../../../src/ids.js';
-import { EventDirectory } from '../../../src/ingest/eventDirectory.js';
+import { EventDirectory } from '../../../src/events/eventDirectory.js';
 import { LogIngestor } from '../../../src/ingest/logIngestor.js';
 import { createLogger } from '../../../src/logger.js';
 import { createMetrics } from '../../../src/metrics.js';

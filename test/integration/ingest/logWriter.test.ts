@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { EventDirectory } from '../../src/ingest/eventDirectory.js';
-import { LogWriter, queuedRow, type QueuedLogRow } from '../../src/ingest/logWriter.js';
-import { createMetrics } from '../../src/metrics.js';
-import { openStores, type Stores } from '../../src/stores/index.js';
-import { queryRows } from '../helpers/logs.js';
-import { freshStoreOptions } from '../helpers/stores.js';
+import { EventDirectory } from '../../../src/events/eventDirectory.js';
+import { LogWriter, queuedRow, type QueuedLogRow } from '../../../src/ingest/logWriter.js';
+import { createMetrics } from '../../../src/metrics.js';
+import { openStores, type Stores } from '../../../src/stores/index.js';
+import { queryRows } from '../../helpers/logs.js';
+import { freshStoreOptions } from '../../helpers/stores.js';
 
 describe('log writer with concurrent inserts', function () {
   this.timeout(60_000);

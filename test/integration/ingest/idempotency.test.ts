@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { eventIdOf, isoMinutesAgo, queryRows, sendLogs, storedLogCount, type SentLog } from '../helpers/logs.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { eventIdOf, isoMinutesAgo, queryRows, sendLogs, storedLogCount, type SentLog } from '../../helpers/logs.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 /** count and sum of the workspace in the raw table and each rollup. */
 async function countsEverywhere(svc: TestService, ws: string) {

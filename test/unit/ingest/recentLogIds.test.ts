@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { DEDUP_WINDOW_MS, RecentLogIds } from '../../src/ingest/recentLogIds.js';
+import { DEDUP_WINDOW_MS, RecentLogIds } from '../../../src/ingest/recentLogIds.js';
 
 describe('recent log ids', () => {
   it('remembers ids per workspace for at least 10 minutes, then forgets them', () => {

@@ -1,14 +1,14 @@
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.js';
-import { EventDirectory } from '../../src/ingest/eventDirectory.js';
-import { localDayStart } from '../../src/ingest/localDay.js';
-import { LogIngestor } from '../../src/ingest/logIngestor.js';
-import { createLogger } from '../../src/logger.js';
-import { createMetrics } from '../../src/metrics.js';
-import { newId } from '../../src/ids.js';
-import type { NewLogRecord } from '../../src/ingest/logWriter.js';
-import { eventIdOf, queryRows, sendLogs } from '../helpers/logs.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { loadConfig } from '../../../src/config.js';
+import { EventDirectory } from '../../../src/events/eventDirectory.js';
+import { localDayStart } from '../../../src/ingest/localDay.js';
+import { LogIngestor } from '../../../src/ingest/logIngestor.js';
+import { createLogger } from '../../../src/logger.js';
+import { createMetrics } from '../../../src/metrics.js';
+import { newId } from '../../../src/ids.js';
+import type { NewLogRecord } from '../../../src/ingest/logWriter.js';
+import { eventIdOf, queryRows, sendLogs } from '../../helpers/logs.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 const record = (event: string, value: number, occurredAt: string): NewLogRecord => ({
   logId: newId(),

@@ -7,7 +7,7 @@
 //
 // It also knows each event's timezone for the group-commit writer, which computes day
 // buckets at insert time: a timezone change made here applies to rows still queued.
-import { ensureEventDefinition } from '../events/definitions.js';
+import { ensureEventDefinition } from './definitions.js';
 import type { PostgresStore } from '../stores/postgres.js';
 
 export const CACHE_TTL_MS = 30_000;

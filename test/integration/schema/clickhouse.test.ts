@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { openStores, type Stores } from '../../src/stores/index.js';
-import { queryRows } from '../helpers/logs.js';
-import { freshStoreOptions } from '../helpers/stores.js';
+import { DAY_ROW_COLUMNS, DAY_ROWS_FROM_MINUTES } from '../../../src/events/dayRollups.js';
+import { openStores, type Stores } from '../../../src/stores/index.js';
+import { queryRows } from '../../helpers/logs.js';
+import { freshStoreOptions } from '../../helpers/stores.js';
 
 // A materialized view writes into its target by position: a column order that drifts from
 // the table's would corrupt the rollups silently.
@@ -28,6 +29,19 @@ describe('ClickHouse schema', () => {
       );
       expect(selected.map((c) => c.name), view.name).to.deep.equal(target.map((c) => c.name));
     }
+  });
+
+  // Rebuilt day rows (a timezone change) are inserted by name: every column of rollup_day,
+  // each filled by the SELECT column of the same name, in the same place.
+  it('has the day re-bucketing insert name every rollup_day column, as its SELECT does', async () => {
+    const table = await queryRows<{ name: string }>(
+      stores.clickhouse,
+      "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'rollup_day' ORDER BY position",
+    );
+    expect([...DAY_ROW_COLUMNS]).to.deep.equal(table.map((c) => c.name));
+    const params = { ws: 'w', event: '00000000-0000-0000-0000-000000000000', tz: 'Europe/Berlin', since: 0 };
+    const selected = await queryRows<{ name: string }>(stores.clickhouse, `DESCRIBE TABLE (${DAY_ROWS_FROM_MINUTES})`, params);
+    expect(selected.map((c) => c.name)).to.deep.equal([...DAY_ROW_COLUMNS]);
   });
 
   it('offers an analyst view per rollup', async () => {

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DataDirBusyError, lockDataDir } from '../../src/stores/dataDirLock.js';
-import { openStores } from '../../src/stores/index.js';
-import { UNIQUE_VIOLATION, sqlState } from '../../src/stores/postgres.js';
-import { freshStoreOptions, postgresMode, testRoot } from '../helpers/stores.js';
+import { DataDirBusyError, lockDataDir } from '../../../src/stores/dataDirLock.js';
+import { openStores } from '../../../src/stores/index.js';
+import { UNIQUE_VIOLATION, sqlState } from '../../../src/stores/postgres.js';
+import { freshStoreOptions, postgresMode, testRoot } from '../../helpers/stores.js';
 
 describe(`stores (Postgres ${postgresMode}, ClickHouse embedded)`, () => {
   it('keep their data across a close and reopen', async () => {

@@ -7,6 +7,21 @@
 // from its first day row within the last 89 days, and older days keep their buckets.
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 
+/** Every column of rollup_day, named so that a column added to the table cannot shift the others. */
+export const DAY_ROW_COLUMNS = ['workspace_id', 'event_id', 'bucket', 'agent', 'event', 'count', 'value', 'squares', 'min', 'max', 'variance', 'quantiles'] as const;
+
+/** Day rows of one event rebuilt from its minute rows, in DAY_ROW_COLUMNS order and names. */
+export const DAY_ROWS_FROM_MINUTES = `
+  SELECT m.workspace_id AS workspace_id, m.event_id AS event_id,
+         toDateTime(toStartOfDay(m.bucket, {tz:String}), 'UTC') AS bucket,
+         anyLast(m.agent) AS agent, anyLast(m.event) AS event,
+         sum(m.count) AS count, sum(m.value) AS value, sum(m.squares) AS squares, min(m.min) AS min, max(m.max) AS max,
+         varSampStableMergeState(m.variance) AS variance,
+         quantilesTDigestMergeState(0.95, 0.99)(m.quantiles) AS quantiles
+  FROM rollup_minute AS m
+  WHERE m.workspace_id = {ws:String} AND m.event_id = {event:UUID} AND m.bucket >= fromUnixTimestamp({since:UInt32})
+  GROUP BY m.workspace_id, m.event_id, bucket`;
+
 const FULL_REBUILD_MAX_EVENT_AGE_MS = 60 * 86_400_000;
 const PARTIAL_REBUILD_DAYS = 89;
 
@@ -36,14 +51,7 @@ export async function rebucketDayRollups(
     query_params: params,
   });
   await clickhouse.client.command({
-    query: `
-      INSERT INTO rollup_day
-      SELECT m.workspace_id, m.event_id, toDateTime(toStartOfDay(m.bucket, {tz:String}), 'UTC') AS day,
-             anyLast(m.agent), anyLast(m.event), sum(m.count), sum(m.value), sum(m.squares), min(m.min), max(m.max),
-             varSampStableMergeState(m.variance), quantilesTDigestMergeState(0.95, 0.99)(m.quantiles)
-      FROM rollup_minute AS m
-      WHERE m.workspace_id = {ws:String} AND m.event_id = {event:UUID} AND m.bucket >= fromUnixTimestamp({since:UInt32})
-      GROUP BY m.workspace_id, m.event_id, day`,
+    query: `INSERT INTO rollup_day (${DAY_ROW_COLUMNS.join(', ')}) ${DAY_ROWS_FROM_MINUTES}`,
     query_params: params,
   });
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { eventIdOf, sendLogs, storedLogCount } from '../helpers/logs.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { eventIdOf, sendLogs, storedLogCount } from '../../helpers/logs.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -113,8 +113,7 @@ describe('event definitions API', function () {
   });
 
   it('routes logs by the new agent name after a rename', async () => {
-    const ws = 'events-rename-ws';
-    const t = await svc.tokenFor(ws);
+    const t = await svc.tokenFor('events-rename-ws');
     await sendLogs(svc, t, [{ agent: 'old', event: 'moved', value: 1 }]);
     const id = await eventIdOf(svc, t, 'old', 'moved');
     expect((await svc.request('PUT', `/v1.0/events/${id}`, { token: t, body: { agent: 'new' } })).status).to.equal(200);
@@ -123,7 +122,7 @@ describe('event definitions API', function () {
     expect(await eventIdOf(svc, t, 'old', 'moved')).to.not.equal(id);
     const hour = await svc.request('GET', `/v1.0/events/${id}/logs?period=hour`, { token: t });
     expect(hour.body[0]).to.include({ agent: 'new', count: 2, value: 3 });
-    expect(await storedLogCount(svc.stores.clickhouse, ws)).to.equal(3);
+    expect(await storedLogCount(svc.stores.clickhouse, 'events-rename-ws')).to.equal(3);
   });
 });
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { startTestService, type TestService } from '../helpers/service.js';
-import { eventIdOf, queryRows, sendLogs, totalsOf, type SentLog, type Totals } from '../helpers/logs.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+import { eventIdOf, queryRows, sendLogs, totalsOf, type SentLog, type Totals } from '../../helpers/logs.js';
 
 const PERIOD_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
 type Period = keyof typeof PERIOD_MS;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { migrateClickHouse, migratePostgres, readMigrations, splitStatements } from '../../src/stores/migrations.js';
-import { openStores } from '../../src/stores/index.js';
-import { freshStoreOptions, postgresMode } from '../helpers/stores.js';
+import { migrateClickHouse, migratePostgres, readMigrations, splitStatements } from '../../../src/stores/migrations.js';
+import { openStores } from '../../../src/stores/index.js';
+import { freshStoreOptions, postgresMode } from '../../helpers/stores.js';
 
 describe(`migrations (Postgres ${postgresMode}, ClickHouse embedded)`, () => {
   it('applies every file once and records each once, also when run again', async () => {

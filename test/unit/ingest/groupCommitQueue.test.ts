@@ -1,7 +1,7 @@
 // The queue's own rules, with a recording writer in place of ClickHouse: the end-to-end
 // behaviour (503, stored-before-200) is tested against the real engine in overload.test.ts.
 import { expect } from 'chai';
-import { GroupCommitQueue, QueueFullError } from '../../src/ingest/groupCommitQueue.js';
+import { GroupCommitQueue, QueueFullError } from '../../../src/ingest/groupCommitQueue.js';
 
 const tick = (ms = 5) => new Promise((resolve) => setTimeout(resolve, ms));
 

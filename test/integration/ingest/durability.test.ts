@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { request } from '../helpers/http.js';
-import { isoMinutesAgo } from '../helpers/logs.js';
-import { startServiceProcess } from '../helpers/process.js';
-import { freshProcessEnv, postgresMode } from '../helpers/stores.js';
+import { request } from '../../helpers/http.js';
+import { isoMinutesAgo } from '../../helpers/logs.js';
+import { startServiceProcess } from '../../helpers/process.js';
+import { freshProcessEnv, postgresMode } from '../../helpers/stores.js';
 
 const ADMIN_TOKEN = 'durability-admin-token-0123456789';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { request } from './helpers/http.js';
-import { runScript, startServiceProcess } from './helpers/process.js';
-import { freshProcessEnv, postgresMode } from './helpers/stores.js';
+import { request } from '../helpers/http.js';
+import { runScript, startServiceProcess } from '../helpers/process.js';
+import { freshProcessEnv, postgresMode } from '../helpers/stores.js';
 
 const ADMIN_TOKEN = 'process-admin-token-0123456789';
 

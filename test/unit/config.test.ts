@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 
 describe('configuration', () => {
   it('has documented defaults when nothing is set', () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { storedLogCount } from '../helpers/logs.js';
-import { startTestService } from '../helpers/service.js';
+import { storedLogCount } from '../../helpers/logs.js';
+import { startTestService } from '../../helpers/service.js';
 
 describe('ingest overload', function () {
   this.timeout(60_000);

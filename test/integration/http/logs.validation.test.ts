@@ -2,10 +2,10 @@
 // every bad record by index and field, and nothing of a refused batch is stored, neither the
 // rows in ClickHouse nor the event definitions in Postgres.
 import { expect } from 'chai';
-import type { TestResponse } from '../helpers/http.js';
-import { queryRows, storedLogCount } from '../helpers/logs.js';
-import { startTestService, type TestService } from '../helpers/service.js';
-import { uniqueName } from '../helpers/stores.js';
+import type { TestResponse } from '../../helpers/http.js';
+import { queryRows, storedLogCount } from '../../helpers/logs.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+import { uniqueName } from '../../helpers/stores.js';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../helpers/service.js';
+import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../../helpers/service.js';
 
 function expectErrorShape(body: any, code: string): void {
   expect(body).to.have.property('error');
