@@ -38,7 +38,7 @@ export async function startService(config: Config, logger: Logger, options: Star
   let tasks: BackgroundTask[] = [];
   try {
     const metrics = createMetrics();
-    const directory = new EventDirectory(stores.postgres);
+    const directory = new EventDirectory(stores.postgres, config.maxEventDefinitionsPerWorkspace);
     if (servesIngest(config.role)) {
       ingestor = new LogIngestor({ clickhouse: stores.clickhouse, directory, config: config.ingest, metrics, logger });
       await ingestor.start();

@@ -2,6 +2,8 @@
 // same domain functions the API calls, and stops cleanly at shutdown. Tasks coordinate with
 // other worker processes through Postgres, never through this process's memory.
 import type { Config } from './config.js';
+import { deliverySettings } from './delivery/settings.js';
+import { DeliveryWorker } from './delivery/worker.js';
 import { evaluationWorker } from './evaluation/evaluationWorker.js';
 import { PolicyEvaluator } from './evaluation/evaluator.js';
 import type { Logger } from './logger.js';
@@ -24,7 +26,13 @@ export interface BackgroundTask {
 }
 
 /** The tasks a worker process runs, in start order (stopped in reverse). */
-export function workerTasks({ config, stores, logger, metrics }: WorkerTaskDeps): BackgroundTask[] {
+export function workerTasks(deps: WorkerTaskDeps): BackgroundTask[] {
+  const { config, stores, logger, metrics } = deps;
   const evaluator = new PolicyEvaluator({ postgres: stores.postgres, clickhouse: stores.clickhouse, graceMs: config.evalGraceMs });
-  return [evaluationWorker({ evaluator, postgres: stores.postgres, intervalMs: config.evalIntervalMs, logger, metrics })];
+  const evaluation = evaluationWorker({ evaluator, postgres: stores.postgres, intervalMs: config.evalIntervalMs, logger, metrics });
+  const delivery = new DeliveryWorker(
+    { postgres: stores.postgres, settings: deliverySettings(config), retryScheduleMs: config.delivery.retryScheduleMs, metrics, logger },
+    { pollIntervalMs: config.delivery.pollIntervalMs, concurrency: config.delivery.concurrency },
+  );
+  return [evaluation, delivery];
 }

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { conflict } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Page } from '../page.js';
-import { sqlState, UNIQUE_VIOLATION, type Queryable } from '../stores/postgres.js';
+import { sqlState, UNIQUE_VIOLATION, type PostgresStore, type Queryable } from '../stores/postgres.js';
 
 /** The agent of a definition (and a log record) that names none. */
 export const DEFAULT_AGENT = 'default';
@@ -76,25 +76,62 @@ export async function insertEventDefinition(db: Queryable, workspaceId: string, 
   }
 }
 
+/** WORKSPACE_MAX_EVENT_DEFINITIONS when unset. */
+export const DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE = 10_000;
+
+/** Creating one more definition would pass the workspace's limit. */
+export class DefinitionLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`The workspace has reached its limit of ${limit} event definitions.`);
+    this.name = 'DefinitionLimitError';
+  }
+}
+
 /**
- * The definition of (agent, event), created with defaults when there is none. Safe when
- * several requests or processes race for the same new pair: one row wins, all get it.
+ * The definition of (agent, event), created with defaults when there is none and the
+ * workspace has fewer than `limit` definitions (else DefinitionLimitError). Safe when several
+ * requests or processes race for the same new pair: one row wins, all get it.
  */
-export async function ensureEventDefinition(db: Queryable, workspaceId: string, agent: string, event: string): Promise<EventDefinition> {
-  const inserted = await db.query<EventDefinition>(
-    `INSERT INTO event_definitions (event_id, user_id, event, agent, share_token)
-     VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT ON CONSTRAINT event_definitions_pair_key DO NOTHING
-     RETURNING ${COLUMNS}`,
-    [newId(), workspaceId, event, agent, newShareToken()],
-  );
-  if (inserted[0]) return inserted[0];
-  const existing = await db.query<EventDefinition>(
-    `SELECT ${COLUMNS} FROM event_definitions WHERE user_id = $1 AND agent = $2 AND event = $3`,
-    [workspaceId, agent, event],
-  );
-  if (!existing[0]) throw new Error(`event definition ${agent}/${event} vanished while being created`);
-  return existing[0];
+export async function ensureEventDefinition(
+  db: PostgresStore,
+  workspaceId: string,
+  agent: string,
+  event: string,
+  limit: number,
+): Promise<{ definition: EventDefinition; created: boolean }> {
+  const existing = await findPair(db, workspaceId, agent, event);
+  if (existing) return { definition: existing, created: false };
+  return db.transaction(async (tx) => {
+    // One creator per workspace at a time, in every process, so that the count below sees
+    // every definition created before it and the limit holds exactly.
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`event_definitions/${workspaceId}`]);
+    const inserted = await tx.query<EventDefinition>(
+      `INSERT INTO event_definitions (event_id, user_id, event, agent, share_token)
+       SELECT $1, $2, $3, $4, $5
+       WHERE (SELECT count(*) FROM event_definitions WHERE user_id = $2) < $6
+       ON CONFLICT ON CONSTRAINT event_definitions_pair_key DO NOTHING
+       RETURNING ${COLUMNS}`,
+      [newId(), workspaceId, event, agent, newShareToken(), limit],
+    );
+    if (inserted[0]) return { definition: inserted[0], created: true };
+    const created = await findPair(tx, workspaceId, agent, event);
+    if (created) return { definition: created, created: false };
+    throw new DefinitionLimitError(limit);
+  });
+}
+
+async function findPair(db: Queryable, workspaceId: string, agent: string, event: string): Promise<EventDefinition | null> {
+  const rows = await db.query<EventDefinition>(`SELECT ${COLUMNS} FROM event_definitions WHERE user_id = $1 AND agent = $2 AND event = $3`, [
+    workspaceId,
+    agent,
+    event,
+  ]);
+  return rows[0] ?? null;
+}
+
+/** Deletes a definition (the ingest path withdraws one it created for a refused batch). */
+export async function deleteEventDefinition(db: Queryable, workspaceId: string, eventId: string): Promise<void> {
+  await db.query('DELETE FROM event_definitions WHERE user_id = $1 AND event_id = $2', [workspaceId, eventId]);
 }
 
 export async function getEventDefinition(db: Queryable, workspaceId: string, eventId: string): Promise<EventDefinition | null> {

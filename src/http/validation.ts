@@ -1,8 +1,11 @@
 // JSON Schema (ajv) is the one source of truth for request validation. This module
 // compiles schemas and rewords ajv's errors, in one place, into {path, message} details.
+// Every validator also refuses text no store can keep (NUL, lone surrogates; textRules.ts)
+// in any string or key of the input, so no schema has to say it.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { validationFailed, type ErrorDetail } from '../errors.js';
+import { textProblems } from './textRules.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
@@ -114,7 +117,7 @@ export type Validator<T> = (value: unknown) => T;
 function validatorFrom<T>(ajv: Ajv, schema: object, message?: (details: readonly ErrorDetail[]) => string): Validator<T> {
   const validate = ajv.compile(schema);
   return (value) => {
-    const details = problemsOf(validate, value);
+    const details = [...problemsOf(validate, value), ...textProblems(value)];
     if (details.length > 0) throw validationFailed(details, message?.(details));
     return value as T;
   };

@@ -7,6 +7,10 @@
 // `flushIntervalMs`. Up to `maxConcurrentFlushes` inserts run at once: an insert's cost is
 // mostly fixed (file creation for new parts), and two overlap well. `runExclusive` runs
 // other work while no insert runs, holding new ones back until it is done.
+//
+// One request must not fail the others: when a write fails for a reason tied to the rows
+// it carried (`isolates(err)`), the batch is split in halves and each is written again,
+// down to the single request that holds the bad rows, which alone gets the error.
 
 export class QueueFullError extends Error {
   constructor(readonly pendingRows: number) {
@@ -25,6 +29,8 @@ export interface GroupCommitOptions<T> {
   readonly write: (batch: readonly (readonly T[])[]) => Promise<void>;
   /** Called whenever the number of pending rows changes. */
   readonly onPendingChange?: (pendingRows: number) => void;
+  /** True when a failed write stored nothing and failed for some of its rows: split and retry. */
+  readonly isolates?: (err: unknown) => boolean;
 }
 
 interface Waiting<T> {
@@ -129,18 +135,29 @@ export class GroupCommitQueue<T> {
     this.waitingRows -= rows;
     this.writingRows += rows;
     this.flushesRunning++;
-    this.options
-      .write(batch.map((w) => w.rows))
-      .then(
-        () => batch.forEach((w) => w.resolve()),
-        (err: unknown) => batch.forEach((w) => w.reject(err)),
-      )
-      .finally(() => {
-        this.writingRows -= rows;
-        this.flushesRunning--;
-        this.changed();
-        this.pump();
-      });
+    // writeIsolating settles every request itself and never rejects.
+    void this.writeIsolating(batch).finally(() => {
+      this.writingRows -= rows;
+      this.flushesRunning--;
+      this.changed();
+      this.pump();
+    });
+  }
+
+  /** Writes the requests; settles each with its own outcome. */
+  private async writeIsolating(batch: readonly Waiting<T>[]): Promise<void> {
+    try {
+      await this.options.write(batch.map((w) => w.rows));
+      batch.forEach((w) => w.resolve());
+    } catch (err) {
+      if (batch.length === 1 || this.options.isolates?.(err) !== true) {
+        batch.forEach((w) => w.reject(err));
+        return;
+      }
+      const half = Math.ceil(batch.length / 2);
+      await this.writeIsolating(batch.slice(0, half));
+      await this.writeIsolating(batch.slice(half));
+    }
   }
 
   private changed(): void {

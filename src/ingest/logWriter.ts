@@ -39,6 +39,34 @@ export interface QueuedLogRow {
   readonly tail: string;
 }
 
+/**
+ * ClickHouse refused rows of the insert as data (a value it cannot parse). It parses the
+ * whole insert into one block before writing any of it (our inserts are far below
+ * min_insert_block_size_rows/bytes), so nothing was stored: a part of the batch without
+ * the bad rows can be written again as a new insert.
+ */
+export class RowsRefusedError extends Error {
+  constructor(override readonly cause: unknown) {
+    super('ClickHouse refused rows of the insert');
+    this.name = 'RowsRefusedError';
+  }
+}
+
+const ROW_ERROR_TYPES = new Set([
+  'INCORRECT_DATA',
+  'TYPE_MISMATCH',
+  'INCORRECT_NUMBER_OF_COLUMNS',
+  'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE',
+  'TOO_LARGE_STRING_SIZE',
+  'CANNOT_READ_ALL_DATA',
+]);
+
+/** True when ClickHouse's error is about the data it was sent (CANNOT_PARSE_…, INCORRECT_DATA …). */
+function refusedForItsRows(err: unknown): boolean {
+  const type = (err as { type?: unknown } | null)?.type;
+  return typeof type === 'string' && (type.startsWith('CANNOT_PARSE_') || ROW_ERROR_TYPES.has(type));
+}
+
 const LOG_COLUMNS = ['workspace_id', 'event_id', 'agent', 'event', 'log_id', 'value', 'occurred_at', 'received_at', 'day_start', 'meta'];
 const INSERT_LOGS = `INSERT INTO logs (${LOG_COLUMNS.join(', ')}) FORMAT JSONCompactEachRow`;
 
@@ -147,7 +175,7 @@ export class LogWriter {
       settle(true);
     } catch (err) {
       settle(false);
-      throw err;
+      throw refusedForItsRows(err) ? new RowsRefusedError(err) : err;
     } finally {
       for (const key of claims) if (this.inFlight.get(key) === outcome) this.inFlight.delete(key);
       this.reportWindow();

@@ -4,6 +4,7 @@ import { validationFailed, type ErrorDetail } from '../../errors.js';
 import { DEFAULT_AGENT } from '../../events/definitions.js';
 import { newId } from '../../ids.js';
 import type { NewLogRecord } from '../../ingest/logWriter.js';
+import { nestingDepth, textProblems } from '../textRules.js';
 import { compileBodySchema, problemsOf } from '../validation.js';
 import {
   logBatchSchema,
@@ -30,7 +31,7 @@ export function validateLogBatch(body: unknown, receivedAt: number): NewLogRecor
     const value: unknown = m ? (body[Number(m[1])] as LogRecordInput | undefined)?.value : undefined;
     return typeof value === 'number' && !Number.isFinite(value);
   };
-  const problems: ErrorDetail[] = shapeProblems.filter((d) => !notFinite(d.path));
+  const problems: ErrorDetail[] = [...shapeProblems.filter((d) => !notFinite(d.path)), ...textProblems(body)];
   const records: NewLogRecord[] = [];
   body.forEach((raw: LogRecordInput, index) => {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return; // reported by the schema
@@ -54,7 +55,12 @@ export function validateLogBatch(body: unknown, receivedAt: number): NewLogRecor
     }
 
     let meta = '';
-    if ('meta' in raw) {
+    // Each level of nesting takes at least two bytes ("[]"), so a deeper meta is over the
+    // limit whatever it holds; it is refused without serialising it, which could overflow
+    // the stack.
+    if ('meta' in raw && nestingDepth(raw.meta) > MAX_META_BYTES / 2) {
+      at('meta', `must be at most ${MAX_META_BYTES} bytes as compact JSON (it nests deeper than ${MAX_META_BYTES / 2} levels)`);
+    } else if ('meta' in raw) {
       meta = JSON.stringify(raw.meta);
       const bytes = Buffer.byteLength(meta, 'utf8');
       if (bytes > MAX_META_BYTES) at('meta', `must be at most ${MAX_META_BYTES} bytes as compact JSON (is ${bytes})`);

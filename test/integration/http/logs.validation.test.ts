@@ -313,6 +313,54 @@ describe('POST /v1.0/logs refuses bad input and stores nothing of the batch', ()
     }
   });
 
+  describe('text no store can keep (NUL, lone surrogates), at any depth', () => {
+    const LONE = 'cpu\ud800load';
+    const NUL = 'cpu\u0000load';
+
+    for (const [label, text] of [
+      ['a lone surrogate', LONE],
+      ['a NUL character', NUL],
+    ] as const) {
+      it(`refuses ${label} in event`, async () => {
+        await expectRecordRefused({ event: text, value: 1 }, 'event', /NUL|well-formed/);
+      });
+
+      it(`refuses ${label} in agent`, async () => {
+        await expectRecordRefused({ agent: text, event: 'disk.free_mb', value: 1 }, 'agent', /NUL|well-formed/);
+      });
+
+      it(`refuses ${label} in a meta value deep inside, naming its path`, async () => {
+        await expectRecordRefused({ event: 'disk.free_mb', value: 1, meta: { a: { b: ['fine', text] } } }, 'meta/a/b/1', /NUL|well-formed/);
+      });
+
+      it(`refuses ${label} in a meta key, at the object holding it`, async () => {
+        await expectRecordRefused({ event: 'disk.free_mb', value: 1, meta: { a: { [text]: 1 } } }, 'meta/a', /key/);
+      });
+
+      it(`refuses ${label} as a whole meta string`, async () => {
+        await expectRecordRefused({ event: 'disk.free_mb', value: 1, meta: text }, 'meta', /NUL|well-formed/);
+      });
+    }
+
+    it('accepts well-formed surrogate pairs (emoji) and stores them as sent', async () => {
+      const { ws } = await expectRecordAccepted({ agent: 'host-😀', event: 'mood.😀_count', value: 1, meta: { '😀': '𝄞' } });
+      const stored = (await storedRows(ws)).filter((r) => r.agent === 'host-😀');
+      expect(stored.map((r) => r.event)).to.deep.equal(['mood.😀_count']);
+    });
+
+    it('refuses meta nested 4,500 levels deep with 400, not a crash', async () => {
+      const { ws, token } = await freshWorkspace();
+      const placeholder = '"__deep__"';
+      const deep = '['.repeat(4500) + ']'.repeat(4500);
+      const body = JSON.stringify(mixedBatch({ event: 'disk.free_mb', value: 1, meta: '__deep__' })).replace(placeholder, deep);
+      const res = await sendRawLogs(token, body);
+      expectRefused(res, `/${BAD_INDEX}/meta`, /1024 bytes/);
+      await expectNothingStored(ws);
+      const after = await sendLogs(token, [goodRecord(0)]);
+      expect(after.status, after.text).to.equal(200);
+    });
+  });
+
   describe('occurred_at', () => {
     it('refuses a time 31 days ago', async () => {
       await expectRecordRefused({ event: 'disk.free_mb', value: 1, occurred_at: isoAgo(31 * DAY_MS) }, 'occurred_at');
