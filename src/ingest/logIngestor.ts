@@ -10,7 +10,8 @@ import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { EventDirectory, ResolvedPair } from '../events/eventDirectory.js';
 import { GroupCommitQueue, QueueFullError } from './groupCommitQueue.js';
-import { LogWriter, queuedRow, RowsRefusedError, type NewLogRecord, type QueuedLogRow } from './logWriter.js';
+import { LogWriter, queuedRow, type NewLogRecord, type QueuedLogRow } from './logWriter.js';
+import { RowsRefusedError } from './rowsRefused.js';
 
 export interface LogIngestorDeps {
   readonly clickhouse: ClickHouseStore;

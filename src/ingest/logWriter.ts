@@ -19,6 +19,7 @@ import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { EventDirectory } from '../events/eventDirectory.js';
 import { localDayStart } from './localDay.js';
+import { refusedForItsRows, RowsRefusedError } from './rowsRefused.js';
 import { DEDUP_WINDOW_MS, RecentLogIds } from './recentLogIds.js';
 
 /** A validated record, as the logs route hands it over. */
@@ -48,34 +49,6 @@ export interface QueuedLogRow {
   /** The JSONCompactEachRow line up to day_start, and from after it. */
   readonly head: string;
   readonly tail: string;
-}
-
-/**
- * ClickHouse refused rows of the insert as data (a value it cannot parse). It parses the
- * whole insert into one block before writing any of it (our inserts are far below
- * min_insert_block_size_rows/bytes), so nothing was stored: a part of the batch without
- * the bad rows can be written again as a new insert.
- */
-export class RowsRefusedError extends Error {
-  constructor(override readonly cause: unknown) {
-    super('ClickHouse refused rows of the insert');
-    this.name = 'RowsRefusedError';
-  }
-}
-
-const ROW_ERROR_TYPES = new Set([
-  'INCORRECT_DATA',
-  'TYPE_MISMATCH',
-  'INCORRECT_NUMBER_OF_COLUMNS',
-  'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE',
-  'TOO_LARGE_STRING_SIZE',
-  'CANNOT_READ_ALL_DATA',
-]);
-
-/** True when ClickHouse's error is about the data it was sent (CANNOT_PARSE_…, INCORRECT_DATA …). */
-function refusedForItsRows(err: unknown): boolean {
-  const type = (err as { type?: unknown } | null)?.type;
-  return typeof type === 'string' && (type.startsWith('CANNOT_PARSE_') || ROW_ERROR_TYPES.has(type));
 }
 
 const LOG_COLUMNS = ['workspace_id', 'event_id', 'agent', 'event', 'log_id', 'value', 'occurred_at', 'received_at', 'day_start', 'meta'];
