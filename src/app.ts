@@ -4,6 +4,7 @@
 import Koa from 'koa';
 import type { TokenAuthenticator } from './auth/tokens.js';
 import type { Config } from './config.js';
+import { deliverySettings } from './delivery/settings.js';
 import type { EventDirectory } from './events/eventDirectory.js';
 import type { EventsDeps } from './events/operations.js';
 import type { TimezoneCatalog } from './events/timezones.js';
@@ -16,6 +17,8 @@ import { adminRoutes } from './http/admin/routes.js';
 import { analyticsRoutes } from './http/analytics/routes.js';
 import type { ApiRouter } from './http/apiRouter.js';
 import type { AppState } from './http/context.js';
+import { deliveryHistoryRoutes } from './http/deliveries/routes.js';
+import { destinationRoutes } from './http/destinations/routes.js';
 import { eventRoutes } from './http/events/routes.js';
 import { healthRoutes } from './http/health/routes.js';
 import { logRoutes } from './http/logs/routes.js';
@@ -58,10 +61,14 @@ export function apiRouters(deps: AppDeps): ApiRouters {
     timezones: deps.timezones,
     inserts: deps.ingestor,
   };
+  const { config, stores, metrics, logger } = deps;
+  const delivery = { postgres: stores.postgres, settings: deliverySettings(config), retryScheduleMs: config.delivery.retryScheduleMs, metrics, logger };
   const workspace = [
     { plane: 'logs', router: logRoutes(deps.ingestor, deps.metrics) },
     { plane: 'control', router: eventRoutes(events) },
     { plane: 'control', router: analyticsRoutes(deps.stores) },
+    { plane: 'control', router: destinationRoutes({ providers: deps.config, delivery }) },
+    { plane: 'control', router: deliveryHistoryRoutes(deps.stores.postgres) },
   ] as const;
   const health = healthRoutes(deps.stores, deps.metrics);
   const admin = adminRoutes(deps.config.adminToken, deps.stores);

@@ -30,6 +30,17 @@ export interface IngestConfig {
   readonly dedupMaxIds: number;
 }
 
+export interface DeliveryConfig {
+  /** Base delay before each retry of a failed send; its length + 1 is the number of tries. */
+  readonly retryScheduleMs: readonly number[];
+  /** One send (HTTP request or SMTP session) gives up after this long. */
+  readonly timeoutMs: number;
+  /** The worker looks for new notifications and due retries this often when idle. */
+  readonly pollIntervalMs: number;
+  /** Sends in flight at most per worker. */
+  readonly concurrency: number;
+}
+
 export interface Config {
   readonly role: Role;
   readonly host: string;
@@ -53,6 +64,7 @@ export interface Config {
   readonly discordWebhookOrigins: readonly string[];
   readonly telegramApiOrigin: string;
   readonly allowPrivateTargets: boolean;
+  readonly delivery: DeliveryConfig;
 }
 
 export class ConfigError extends Error {
@@ -134,6 +146,18 @@ class EnvReader {
     return this.fail(name, 'must be an origin such as https://example.com (no path)', value, value);
   }
 
+  /** Comma-separated integers, e.g. 10000,60000. */
+  integerList(name: string, fallback: readonly number[], min: number, max: number, maxItems: number): readonly number[] {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    const items = value.split(',').map((v) => v.trim());
+    const parsed = items.map((v) => (/^\d+$/.test(v) ? Number(v) : NaN));
+    if (items.length > maxItems || parsed.some((n) => !Number.isSafeInteger(n) || n < min || n > max)) {
+      return this.fail(name, `must be 1 to ${maxItems} comma-separated integers from ${min} to ${max}`, value, fallback);
+    }
+    return parsed;
+  }
+
   fail<T>(name: string, rule: string, value: string, fallback: T): T {
     this.problems.push(`${name} ${rule} (got ${JSON.stringify(value)})`);
     return fallback;
@@ -203,6 +227,13 @@ export function loadConfig(env: Env = process.env): Config {
     discordWebhookOrigins: discordOrigins,
     telegramApiOrigin: read.origin('TELEGRAM_API_ORIGIN', read.string('TELEGRAM_API_ORIGIN', 'https://api.telegram.org')),
     allowPrivateTargets: read.boolean('ALLOW_PRIVATE_TARGETS', false),
+    delivery: {
+      // About 10 s, 1 min, 5 min, 30 min and 2 h: six tries over about 2.5 hours.
+      retryScheduleMs: read.integerList('DELIVERY_RETRY_SCHEDULE_MS', [10_000, 60_000, 300_000, 1_800_000, 7_200_000], 1, 86_400_000, 10),
+      timeoutMs: read.integer('DELIVERY_TIMEOUT_MS', 10_000, 100, 120_000),
+      pollIntervalMs: read.integer('DELIVERY_POLL_INTERVAL_MS', 250, 10, 60_000),
+      concurrency: read.integer('DELIVERY_CONCURRENCY', 32, 1, 1000),
+    },
   };
 
   if (logsPort !== null && logsPort !== 0 && logsPort === port) {

@@ -63,8 +63,26 @@ export function createMetrics() {
     }),
     deliveries: new client.Counter({
       name: 'alertmon_deliveries_total',
-      help: 'Notification delivery attempts, by outcome.',
-      labelNames: ['outcome'] as const,
+      help: 'Notification sends, by channel and outcome (delivered; failed = a retry follows; exhausted = given up).',
+      labelNames: ['channel', 'outcome'] as const,
+      registers: [registry],
+    }),
+    deliveryFailures: new client.Counter({
+      name: 'alertmon_delivery_failures_total',
+      help: 'Failed notification sends, by channel and reason (timeout, rate_limited, server_error, rejected, blocked_target …).',
+      labelNames: ['channel', 'reason'] as const,
+      registers: [registry],
+    }),
+    deliveryAttemptSeconds: new client.Histogram({
+      name: 'alertmon_delivery_attempt_seconds',
+      help: 'Duration of one notification send, by channel.',
+      labelNames: ['channel'] as const,
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    deliveryPendingRetries: new client.Gauge({
+      name: 'alertmon_delivery_pending_retries',
+      help: 'Retries of failed sends waiting for their time.',
       registers: [registry],
     }),
   };

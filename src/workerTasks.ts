@@ -2,6 +2,8 @@
 // same domain functions the API calls, and stops cleanly at shutdown. Tasks coordinate with
 // other worker processes through Postgres, never through this process's memory.
 import type { Config } from './config.js';
+import { deliverySettings } from './delivery/settings.js';
+import { DeliveryWorker } from './delivery/worker.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { Stores } from './stores/index.js';
@@ -22,6 +24,11 @@ export interface BackgroundTask {
 }
 
 /** The tasks a worker process runs, in start order (stopped in reverse). */
-export function workerTasks(_deps: WorkerTaskDeps): BackgroundTask[] {
-  return [];
+export function workerTasks(deps: WorkerTaskDeps): BackgroundTask[] {
+  const { config, stores, logger, metrics } = deps;
+  const delivery = new DeliveryWorker(
+    { postgres: stores.postgres, settings: deliverySettings(config), retryScheduleMs: config.delivery.retryScheduleMs, metrics, logger },
+    { pollIntervalMs: config.delivery.pollIntervalMs, concurrency: config.delivery.concurrency },
+  );
+  return [delivery];
 }

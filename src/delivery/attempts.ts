@@ -1,0 +1,215 @@
+// Delivery attempts in Postgres: one row per send, written before it and completed after
+// it. The worker's queue is the `pending` rows whose next_attempt_at has come; a claim
+// pushes next_attempt_at ahead by a lease, in a short transaction with SKIP LOCKED, so two
+// workers never take the same row and a worker that dies mid-send leaves it due again.
+import type { Credentials, Destination } from '../destinations/types.js';
+import { newId } from '../ids.js';
+import type { Page } from '../page.js';
+import type { Queryable } from '../stores/postgres.js';
+import type { NextStep } from './retryPolicy.js';
+import type { NotificationType, NotifiedAlert } from './types.js';
+
+export type AttemptKind = 'alert' | 'test';
+export type AttemptStatus = 'pending' | 'delivered' | 'failed' | 'exhausted';
+
+export interface DeliveryAttempt {
+  attempt_id: string;
+  alert_id: string;
+  destination_id: string;
+  notification_id: string | null;
+  kind: AttemptKind;
+  type: NotificationType;
+  channel: string;
+  target: string;
+  attempt: number;
+  status: AttemptStatus;
+  response_status: number | null;
+  error_message: string | null;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = `attempt_id, alert_id, destination_id, notification_id, kind, type, channel, target, attempt, status,
+  response_status, error_message, next_attempt_at, created_at, updated_at`;
+
+export interface NewAttempt {
+  readonly workspaceId: string;
+  readonly alertId: string;
+  readonly destinationId: string;
+  readonly notificationId: string | null;
+  readonly kind: AttemptKind;
+  readonly type: NotificationType;
+  readonly channel: string;
+  readonly target: string;
+  readonly attempt: number;
+  /** In how many ms (database clock) the worker may send it; null for a send the caller makes at once (tests). */
+  readonly dueInMs: number | null;
+}
+
+/** Inserts pending attempts in one statement; returns their ids in order. */
+export async function insertPendingAttempts(db: Queryable, attempts: readonly NewAttempt[]): Promise<string[]> {
+  if (attempts.length === 0) return [];
+  const ids = attempts.map(() => newId());
+  const column = <K extends keyof NewAttempt>(key: K) => attempts.map((a) => a[key]);
+  await db.query(
+    `INSERT INTO delivery_attempts (attempt_id, workspace_id, alert_id, destination_id, notification_id, kind, type, channel, target, attempt, status, next_attempt_at)
+     SELECT id, ws, alert, dest, notif, kind, type, channel, target, attempt, 'pending',
+       CASE WHEN due_ms IS NULL THEN NULL ELSE now() + due_ms * interval '1 millisecond' END
+     FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::bigint[])
+       AS t(id, ws, alert, dest, notif, kind, type, channel, target, attempt, due_ms)`,
+    [
+      ids,
+      column('workspaceId'),
+      column('alertId'),
+      column('destinationId'),
+      column('notificationId'),
+      column('kind'),
+      column('type'),
+      column('channel'),
+      column('target'),
+      column('attempt'),
+      column('dueInMs'),
+    ],
+  );
+  return ids;
+}
+
+/** A claimed attempt with everything needed to send it. */
+export interface ClaimedAttempt {
+  readonly attemptId: string;
+  readonly workspaceId: string;
+  readonly alertId: string;
+  readonly notificationId: string | null;
+  readonly kind: AttemptKind;
+  readonly type: NotificationType;
+  readonly attempt: number;
+  readonly destination: Pick<Destination, 'destination_id' | 'channel' | 'url' | 'credentials' | 'enabled'>;
+  readonly alert: NotifiedAlert | null;
+  readonly ownerEmail: string | null;
+}
+
+interface ClaimRow {
+  attempt_id: string;
+  workspace_id: string;
+  alert_id: string;
+  notification_id: string | null;
+  kind: AttemptKind;
+  type: NotificationType;
+  attempt: number;
+  destination_id: string;
+  channel: Destination['channel'];
+  url: string | null;
+  credentials: Credentials | null;
+  enabled: boolean;
+  alert: NotifiedAlert | null;
+  owner_email: string | null;
+}
+
+/** Takes up to `limit` due attempts for this worker for `leaseMs`. */
+export async function claimDueAttempts(db: Queryable, limit: number, leaseMs: number): Promise<ClaimedAttempt[]> {
+  const rows = await db.query<ClaimRow>(
+    `WITH due AS (
+       SELECT attempt_id FROM delivery_attempts
+       WHERE status = 'pending' AND next_attempt_at <= now()
+       ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED
+     ), claimed AS (
+       UPDATE delivery_attempts a SET next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now()
+       FROM due WHERE a.attempt_id = due.attempt_id
+       RETURNING a.attempt_id, a.workspace_id, a.alert_id, a.notification_id, a.kind, a.type, a.attempt, a.destination_id
+     )
+     SELECT c.attempt_id, c.workspace_id, c.alert_id, c.notification_id, c.kind, c.type, c.attempt, c.destination_id,
+            d.channel, d.url, d.credentials, d.enabled, n.alert, w.email AS owner_email
+     FROM claimed c
+     JOIN destinations d ON d.destination_id = c.destination_id
+     JOIN workspaces w ON w.user_id = c.workspace_id
+     LEFT JOIN alert_notifications n ON n.notification_id = c.notification_id`,
+    [limit, leaseMs],
+  );
+  return rows.map((r) => ({
+    attemptId: r.attempt_id,
+    workspaceId: r.workspace_id,
+    alertId: r.alert_id,
+    notificationId: r.notification_id,
+    kind: r.kind,
+    type: r.type,
+    attempt: r.attempt,
+    destination: { destination_id: r.destination_id, channel: r.channel, url: r.url, credentials: r.credentials, enabled: r.enabled },
+    alert: r.alert,
+    ownerEmail: r.owner_email,
+  }));
+}
+
+export interface AttemptResult {
+  readonly step: NextStep;
+  readonly target: string;
+  readonly responseStatus: number | null;
+  readonly errorMessage: string | null;
+}
+
+/**
+ * Records the outcome of a claimed or test attempt, the destination's latest outcome and,
+ * for an alert's first delivery, the alert's alerted_at; schedules the retry as a new
+ * pending row. Does nothing when the row is no longer pending (another worker finished it
+ * after this one's lease ran out), so a retry is never scheduled twice.
+ */
+export async function completeAttempt(db: Queryable, attemptId: string, result: AttemptResult): Promise<boolean> {
+  const { step } = result;
+  const retryInMs = step.status === 'failed' ? step.retryInMs : null;
+  const updated = await db.query<Omit<NewAttempt, 'dueInMs'>>(
+    `UPDATE delivery_attempts SET status = $2, response_status = $3, error_message = $4, target = $5,
+       next_attempt_at = CASE WHEN $6::bigint IS NULL THEN NULL ELSE now() + $6::bigint * interval '1 millisecond' END,
+       updated_at = now()
+     WHERE attempt_id = $1 AND status = 'pending'
+     RETURNING workspace_id AS "workspaceId", alert_id AS "alertId", destination_id AS "destinationId",
+       notification_id AS "notificationId", kind, type, channel, target, attempt`,
+    [attemptId, step.status, result.responseStatus, result.errorMessage, result.target, retryInMs],
+  );
+  const row = updated[0];
+  if (!row) return false;
+  if (step.status === 'delivered') {
+    await db.query(`UPDATE destinations SET last_delivered_at = now(), last_error = NULL WHERE destination_id = $1`, [row.destinationId]);
+    if (row.kind === 'alert') {
+      await db.query(`UPDATE alerts SET alerted_at = COALESCE(alerted_at, now()) WHERE workspace_id = $1 AND alert_id = $2`, [
+        row.workspaceId,
+        row.alertId,
+      ]);
+    }
+  } else {
+    await db.query(`UPDATE destinations SET last_error = $2 WHERE destination_id = $1`, [row.destinationId, result.errorMessage]);
+  }
+  if (retryInMs !== null) {
+    await insertPendingAttempts(db, [{ ...row, attempt: row.attempt + 1, dueInMs: retryInMs }]);
+  }
+  return true;
+}
+
+export const DELIVERY_KINDS = ['alert', 'test', 'all'] as const;
+export type DeliveryKindFilter = (typeof DELIVERY_KINDS)[number];
+
+/** Attempts of one alert (or test send) of the workspace, newest first. */
+export async function listAttemptsOfAlert(db: Queryable, workspaceId: string, alertId: string, kind: DeliveryKindFilter, page: Page): Promise<DeliveryAttempt[]> {
+  return db.query<DeliveryAttempt>(
+    `SELECT ${COLUMNS} FROM delivery_attempts
+     WHERE workspace_id = $1 AND alert_id = $2 AND ($3 = 'all' OR kind = $3)
+     ORDER BY created_at DESC, attempt_id DESC LIMIT $4 OFFSET $5`,
+    [workspaceId, alertId, kind, page.limit, page.offset],
+  );
+}
+
+/** Whether the id names an alert or a test send of the workspace (else the history is a 404). */
+export async function alertOrTestExists(db: Queryable, workspaceId: string, alertId: string): Promise<boolean> {
+  const rows = await db.query(
+    `SELECT 1 FROM alerts WHERE workspace_id = $1 AND alert_id = $2
+     UNION ALL SELECT 1 FROM delivery_attempts WHERE workspace_id = $1 AND alert_id = $2
+     LIMIT 1`,
+    [workspaceId, alertId],
+  );
+  return rows.length > 0;
+}
+
+/** Retries waiting for their time (attempt 2 and later, not yet sent). */
+export async function countPendingRetries(db: Queryable): Promise<number> {
+  const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM delivery_attempts WHERE status = 'pending' AND attempt > 1`);
+  return rows[0]?.n ?? 0;
+}

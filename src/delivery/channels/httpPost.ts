@@ -1,0 +1,71 @@
+// One JSON POST for the HTTP channels, with got: a time-out over the whole request, no
+// redirects, no retries of its own (the worker retries, with a record of each try), and,
+// for user-chosen targets, the SSRF guard's lookup.
+import got, { RequestError } from 'got';
+import { scrubSecrets } from '../../destinations/secrets.js';
+import { classifyHttpStatus, failure, parseRetryAfter, shortAnswer, type Outcome } from '../retryPolicy.js';
+import { assertPublicUrl, BlockedTargetError, guardedLookup } from '../ssrfGuard.js';
+import type { DeliverySettings } from '../types.js';
+
+export interface HttpAnswer {
+  readonly status: number;
+  readonly body: string;
+  readonly retryAfterHeader: string | undefined;
+}
+
+export interface PostOptions {
+  readonly headers?: Record<string, string>;
+  /** Apply the SSRF guard (webhook targets); provider origins come from configuration. */
+  readonly guard: boolean;
+  /** Scrubbed from every message and answer. */
+  readonly secrets: readonly string[];
+  /** Reads a provider-specific retry delay from the answer body (Telegram, Discord). */
+  readonly retryAfterFromBody?: (body: string) => number | null;
+}
+
+export async function postJson(url: string, payload: unknown, settings: DeliverySettings, options: PostOptions): Promise<Outcome> {
+  const scrub = (text: string) => scrubSecrets(text, options.secrets);
+  const guarded = options.guard && !settings.allowPrivateTargets;
+  let answer: HttpAnswer;
+  try {
+    if (guarded) assertPublicUrl(new URL(url));
+    const response = await got.post(url, {
+      json: payload,
+      headers: { 'user-agent': 'alertmon', ...options.headers },
+      throwHttpErrors: false,
+      followRedirect: false,
+      retry: { limit: 0 },
+      timeout: { request: settings.timeoutMs },
+      ...(guarded ? { dnsLookup: guardedLookup as never } : {}),
+    });
+    const retryAfter = response.headers['retry-after'];
+    answer = { status: response.statusCode, body: response.body, retryAfterHeader: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
+  } catch (err) {
+    return requestFailure(err, scrub);
+  }
+  const retryAfterMs = parseRetryAfter(answer.retryAfterHeader) ?? options.retryAfterFromBody?.(answer.body) ?? null;
+  if (answer.status >= 300 && answer.status < 400) {
+    // Redirects are not followed: a redirect could lead a guarded request anywhere.
+    return { ...failure('final', 'rejected', `redirected (HTTP ${answer.status}); redirects are not followed`), responseStatus: answer.status };
+  }
+  return classifyHttpStatus(answer.status, shortAnswer(scrub(answer.body)), retryAfterMs);
+}
+
+function requestFailure(err: unknown, scrub: (text: string) => string): Outcome {
+  const cause = err instanceof RequestError && err.cause instanceof BlockedTargetError ? err.cause : err;
+  if (cause instanceof BlockedTargetError) return failure('final', 'blocked_target', `refused: ${cause.message}`);
+  if (err instanceof RequestError && err.name === 'TimeoutError') return failure('retry', 'timeout', `timed out: ${scrub(err.message)}`);
+  const message = err instanceof Error ? err.message : String(err);
+  const code = err instanceof RequestError ? err.code : undefined;
+  return failure('retry', 'network_error', `network error${code ? ` (${code})` : ''}: ${scrub(message)}`);
+}
+
+/** Parses a JSON body, or null. */
+export function jsonOf(body: string): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,65 @@
+// The alert outbox (alert_notifications, written by alert transitions) turned into delivery
+// attempts: one pending attempt per matching enabled destination, and the notification
+// marked dispatched, in one short transaction. SKIP LOCKED lets several workers dispatch
+// side by side without taking the same notification.
+import type { Channel, Credentials } from '../destinations/types.js';
+import type { PostgresStore } from '../stores/postgres.js';
+import { insertPendingAttempts, type NewAttempt } from './attempts.js';
+import { CHANNEL_SENDERS } from './channels/index.js';
+import type { DeliverySettings, NotificationType } from './types.js';
+
+interface PendingNotification {
+  notification_id: string;
+  workspace_id: string;
+  alert_id: string;
+  type: NotificationType;
+  destination_id: string | null;
+  channel: Channel | null;
+  url: string | null;
+  credentials: Credentials | null;
+  owner_email: string | null;
+}
+
+/** Dispatches up to `limit` notifications; returns how many attempts it created and how many notifications it took. */
+export async function dispatchNotifications(
+  postgres: PostgresStore,
+  settings: DeliverySettings,
+  limit: number,
+): Promise<{ notifications: number; attempts: number }> {
+  return postgres.transaction(async (tx) => {
+    // Routing (INTERFACE §2.4): scope all, or the alert's policy among the destination's policy_ids.
+    const rows = await tx.query<PendingNotification>(
+      `WITH picked AS (
+         SELECT notification_id, workspace_id, alert_id, policy_id, type, created_at FROM alert_notifications
+         WHERE dispatched_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED
+       )
+       SELECT p.notification_id, p.workspace_id, p.alert_id, p.type,
+              d.destination_id, d.channel, d.url, d.credentials, w.email AS owner_email
+       FROM picked p
+       JOIN workspaces w ON w.user_id = p.workspace_id
+       LEFT JOIN destinations d ON d.workspace_id = p.workspace_id AND d.enabled
+         AND (d.scope = 'all' OR p.policy_id = ANY (d.policy_ids))
+       ORDER BY p.created_at, p.notification_id, d.created_at`,
+      [limit],
+    );
+    if (rows.length === 0) return { notifications: 0, attempts: 0 };
+    const attempts: NewAttempt[] = rows
+      .filter((r) => r.destination_id !== null && r.channel !== null)
+      .map((r) => ({
+        workspaceId: r.workspace_id,
+        alertId: r.alert_id,
+        destinationId: r.destination_id!,
+        notificationId: r.notification_id,
+        kind: 'alert',
+        type: r.type,
+        channel: r.channel!,
+        target: CHANNEL_SENDERS[r.channel!].target({ channel: r.channel!, url: r.url, credentials: r.credentials }, r.owner_email, settings),
+        attempt: 1,
+        dueInMs: 0,
+      }));
+    await insertPendingAttempts(tx, attempts);
+    const notificationIds = [...new Set(rows.map((r) => r.notification_id))];
+    await tx.query(`UPDATE alert_notifications SET dispatched_at = now() WHERE notification_id = ANY ($1::uuid[])`, [notificationIds]);
+    return { notifications: notificationIds.length, attempts: attempts.length };
+  });
+}

@@ -1,0 +1,39 @@
+import type { DestinationConfig } from '../destinations/types.js';
+import type { Outcome } from './retryPolicy.js';
+
+export type NotificationType = 'alert.triggered' | 'alert.resolved' | 'test';
+
+/** The alert object as the API shows it (GET /v1.0/alerts/:id). */
+export type NotifiedAlert = Readonly<Record<string, unknown>>;
+
+export interface Notification {
+  /** Stable across retries and re-sends: receivers dedupe on it (Idempotency-Key). */
+  readonly id: string;
+  readonly type: NotificationType;
+  readonly alert: NotifiedAlert;
+}
+
+/** Configuration the channels send with. */
+export interface DeliverySettings {
+  readonly timeoutMs: number;
+  readonly allowPrivateTargets: boolean;
+  readonly smtpUrl: string | null;
+  readonly emailFrom: string;
+  readonly telegramApiOrigin: string;
+}
+
+export interface SendRequest {
+  readonly destination: DestinationConfig;
+  readonly notification: Notification;
+  /** The workspace owner's email, for email destinations without a url. */
+  readonly ownerEmail: string | null;
+  readonly settings: DeliverySettings;
+}
+
+/** One channel: where it sends (for the record) and how. */
+export interface ChannelSender {
+  /** The target as attempts record it, secrets abbreviated. */
+  target(destination: DestinationConfig, ownerEmail: string | null, settings: DeliverySettings): string;
+  /** Sends once and classifies the outcome; never throws for a provider's or network's failure. */
+  send(request: SendRequest): Promise<Outcome>;
+}

@@ -1,0 +1,137 @@
+// The delivery worker: turns outbox notifications into attempts, claims due attempts and
+// sends them, up to `concurrency` at a time. Everything it knows lives in Postgres, so a
+// restart picks up pending retries, and several workers share the work through SKIP LOCKED
+// claims. stop() lets the sends in flight finish and record their outcome.
+import type { BackgroundTask } from '../workerTasks.js';
+import { claimDueAttempts, countPendingRetries, type ClaimedAttempt } from './attempts.js';
+import { deliverAttempt, type DeliveryDeps } from './deliver.js';
+import { dispatchNotifications } from './outbox.js';
+
+export interface DeliveryWorkerOptions {
+  /** Sleep between polls when there is nothing to do. */
+  readonly pollIntervalMs: number;
+  /** Sends in flight at most. */
+  readonly concurrency: number;
+}
+
+const DISPATCH_BATCH = 500;
+const PENDING_GAUGE_EVERY_MS = 5_000;
+const STOP_GRACE_MS = 5_000;
+
+export class DeliveryWorker implements BackgroundTask {
+  readonly name = 'delivery';
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
+  private wake: (() => void) | null = null;
+  private gaugeUpdatedAt = 0;
+
+  constructor(
+    private readonly deps: DeliveryDeps,
+    private readonly options: DeliveryWorkerOptions,
+  ) {}
+
+  /** How long a claim holds an attempt: well past the send's time-out, so only a dead worker loses it. */
+  private get leaseMs(): number {
+    return this.deps.settings.timeoutMs * 3 + 30_000;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /**
+   * Waits for the round and the sends in flight, for as long as a send may take and a little
+   * more. A store that went away mid-query never answers; past the bound, the claims' leases
+   * make whatever did not finish due again for the next worker.
+   */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    const finished = (async () => {
+      await this.loop;
+      await Promise.all(this.inFlight);
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<'timed_out'>((resolve) => {
+      timer = setTimeout(() => resolve('timed_out'), this.deps.settings.timeoutMs + STOP_GRACE_MS);
+    });
+    const result = await Promise.race([finished, bound]);
+    clearTimeout(timer);
+    if (result === 'timed_out') {
+      this.deps.logger.warn('delivery worker stopped before its work finished; leased attempts will be sent again after their lease', {
+        in_flight: this.inFlight.size,
+      });
+    }
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let busy = false;
+      try {
+        busy = await this.tick();
+      } catch (err) {
+        this.deps.logger.error('delivery worker tick failed', { err });
+      }
+      if (this.running && !busy) await this.sleep();
+    }
+  }
+
+  /** One round: dispatch, then fill the free send slots. True when there was work. */
+  private async tick(): Promise<boolean> {
+    const { notifications } = await dispatchNotifications(this.deps.postgres, this.deps.settings, DISPATCH_BATCH);
+    const free = this.options.concurrency - this.inFlight.size;
+    const claimed = free > 0 ? await claimDueAttempts(this.deps.postgres, free, this.leaseMs) : [];
+    for (const item of claimed) this.track(this.send(item));
+    await this.updatePendingGauge();
+    // With every slot busy, wait for one to free up rather than poll.
+    if (this.inFlight.size >= this.options.concurrency) await Promise.race(this.inFlight);
+    return notifications > 0 || claimed.length > 0;
+  }
+
+  private track(send: Promise<void>): void {
+    this.inFlight.add(send);
+    void send.finally(() => {
+      this.inFlight.delete(send);
+      this.wake?.();
+    });
+  }
+
+  private async send(item: ClaimedAttempt): Promise<void> {
+    try {
+      await deliverAttempt(this.deps, {
+        attemptId: item.attemptId,
+        workspaceId: item.workspaceId,
+        kind: item.kind,
+        attempt: item.attempt,
+        destination: item.destination,
+        notification: item.alert === null ? null : { id: item.notificationId ?? item.attemptId, type: item.type, alert: item.alert },
+        ownerEmail: item.ownerEmail,
+      });
+    } catch (err) {
+      // The claim's lease runs out and the attempt is tried again.
+      this.deps.logger.error('delivery could not be recorded', { attempt_id: item.attemptId, err });
+    }
+  }
+
+  private async updatePendingGauge(): Promise<void> {
+    if (Date.now() - this.gaugeUpdatedAt < PENDING_GAUGE_EVERY_MS) return;
+    this.gaugeUpdatedAt = Date.now();
+    this.deps.metrics.deliveryPendingRetries.set(await countPendingRetries(this.deps.postgres));
+  }
+
+  private sleep(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, this.options.pollIntervalMs);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.wake = null;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}

@@ -1,0 +1,40 @@
+export const CHANNELS = ['email', 'webhook', 'slack', 'discord', 'telegram'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+export const SCOPES = ['all', 'policies'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface Credentials {
+  readonly bot_token?: string;
+  readonly chat_id?: string | number;
+  readonly authorization?: string;
+}
+
+/** What decides where and how a destination sends. */
+export interface DestinationConfig {
+  readonly channel: Channel;
+  readonly url: string | null;
+  readonly credentials: Credentials | null;
+}
+
+export interface Destination extends DestinationConfig {
+  readonly destination_id: string;
+  readonly workspace_id: string;
+  readonly scope: Scope;
+  readonly policy_ids: string[];
+  readonly enabled: boolean;
+  readonly created_at: Date;
+  readonly updated_at: Date;
+  readonly last_delivered_at: Date | null;
+  readonly last_error: string | null;
+}
+
+/** A destination as a client writes it: every field optional on PUT. */
+export interface DestinationInput {
+  readonly channel?: string;
+  readonly url?: string | null;
+  readonly credentials?: Credentials | null;
+  readonly scope?: string;
+  readonly policy_ids?: readonly string[];
+  readonly enabled?: boolean;
+}

@@ -1,0 +1,21 @@
+import { presentCredentials, presentUrl } from '../../destinations/secrets.js';
+import type { Destination } from '../../destinations/types.js';
+
+const iso = (date: Date | null) => (date === null ? null : date.toISOString());
+
+/** A destination as the API shows it: secrets abbreviated, timestamps ISO 8601 UTC. */
+export function destinationJson(d: Destination) {
+  return {
+    destination_id: d.destination_id,
+    channel: d.channel,
+    url: d.url === null ? null : presentUrl(d.channel, d.url),
+    credentials: presentCredentials(d.credentials),
+    scope: d.scope,
+    policy_ids: d.policy_ids,
+    enabled: d.enabled,
+    created_at: d.created_at.toISOString(),
+    updated_at: d.updated_at.toISOString(),
+    last_delivered_at: iso(d.last_delivered_at),
+    last_error: d.last_error,
+  };
+}

@@ -1,0 +1,96 @@
+// Destinations (INTERFACE §4.3, DECISIONS I) and their test send (DECISIONS J).
+import { createDestination, getDestination, listDestinations, updateDestination } from '../../destinations/destinations.js';
+import type { ProviderOrigins } from '../../destinations/validation.js';
+import type { DeliveryDeps } from '../../delivery/deliver.js';
+import { sendTestNotification } from '../../delivery/testSend.js';
+import { pageOf } from '../../page.js';
+import { ApiRouter } from '../apiRouter.js';
+import { workspaceOf } from '../context.js';
+import { destinationJson } from './representation.js';
+import {
+  createDestinationSchema,
+  destinationResponseSchema,
+  listDestinationsQuerySchema,
+  testSendResponseSchema,
+  updateDestinationSchema,
+} from './schemas.js';
+
+export interface DestinationRoutesDeps {
+  readonly providers: ProviderOrigins;
+  readonly delivery: DeliveryDeps;
+}
+
+const notFound = { description: 'No such destination in this workspace.' };
+const invalid = { description: 'The configuration is invalid for the channel (every problem in details).' };
+
+export function destinationRoutes({ providers, delivery }: DestinationRoutesDeps): ApiRouter {
+  const db = delivery.postgres;
+  return new ApiRouter('destinations', '/v1.0/destinations', ['destinationID'])
+    .add(
+      {
+        method: 'post',
+        path: '/',
+        summary: 'Create a destination',
+        body: createDestinationSchema,
+        responses: { 201: { description: 'The created destination, secrets abbreviated.', schema: destinationResponseSchema }, 400: invalid },
+      },
+      async (ctx, { body }) => {
+        ctx.status = 201;
+        ctx.body = destinationJson(await createDestination(db, workspaceOf(ctx), body, providers));
+      },
+    )
+    .add(
+      {
+        method: 'get',
+        path: '/',
+        summary: 'List destinations, newest first',
+        query: listDestinationsQuerySchema,
+        responses: { 200: { description: 'Destinations of the workspace.', schema: { type: 'array', items: destinationResponseSchema } } },
+      },
+      async (ctx, { query }) => {
+        const rows = await listDestinations(db, workspaceOf(ctx), pageOf(query));
+        ctx.body = rows.map(destinationJson);
+      },
+    )
+    .add(
+      {
+        method: 'get',
+        path: '/:destinationID',
+        summary: 'Read a destination',
+        responses: { 200: { description: 'The destination, secrets abbreviated.', schema: destinationResponseSchema }, 404: notFound },
+      },
+      async (ctx) => {
+        ctx.body = destinationJson(await getDestination(db, workspaceOf(ctx), ctx.params.destinationID!));
+      },
+    )
+    .add(
+      {
+        method: 'put',
+        path: '/:destinationID',
+        summary: 'Update a destination',
+        description:
+          'Any subset of the fields. Omitting credentials, or sending back the abbreviated values as read, keeps the stored secrets; read-only fields are ignored.',
+        body: updateDestinationSchema,
+        responses: { 200: { description: 'The updated destination.', schema: destinationResponseSchema }, 400: invalid, 404: notFound },
+      },
+      async (ctx, { body }) => {
+        ctx.body = destinationJson(await updateDestination(db, workspaceOf(ctx), ctx.params.destinationID!, body, providers));
+      },
+    )
+    .add(
+      {
+        method: 'post',
+        path: '/:destinationID/test',
+        summary: 'Send a test notification',
+        description: 'Sends a synthetic alert once (disabled destinations too) and records the attempt with kind test under the returned alert_id.',
+        responses: {
+          200: { description: 'The provider accepted the test.', schema: testSendResponseSchema },
+          404: notFound,
+          502: { description: "The provider refused or failed; its status and answer are in details, with alert_id and destination_id beside error." },
+        },
+      },
+      async (ctx) => {
+        ctx.body = await sendTestNotification(delivery, workspaceOf(ctx), ctx.params.destinationID!);
+      },
+    );
+}

@@ -1,0 +1,84 @@
+import { CHANNELS, SCOPES } from '../../destinations/types.js';
+import { pageQueryProperties } from '../params.js';
+
+const writable = {
+  channel: { type: 'string', enum: CHANNELS, description: 'The provider type. sms is not supported.' },
+  url: {
+    type: ['string', 'null'],
+    maxLength: 2048,
+    description: 'slack/discord: the incoming webhook URL; webhook: the absolute http(s) URL to POST to; email: user@host or mailto:user@host (absent: the workspace owner); telegram: none.',
+  },
+  credentials: {
+    type: ['object', 'null'],
+    additionalProperties: false,
+    description: 'telegram: bot_token and chat_id (required); webhook: optional authorization (sent as the Authorization header); others: none. Secrets read back abbreviated.',
+    properties: {
+      bot_token: { type: 'string', maxLength: 256 },
+      chat_id: { type: ['string', 'integer'] },
+      authorization: { type: 'string', maxLength: 4096 },
+    },
+  },
+  scope: { type: 'string', enum: SCOPES, description: 'all (default): every alert of the workspace; policies: alerts of the policies in policy_ids.' },
+  policy_ids: { type: 'array', maxItems: 1000, items: { type: 'string', format: 'uuid' } },
+  enabled: { type: 'boolean', description: 'Only enabled destinations receive real alerts (default true).' },
+} as const;
+
+export const createDestinationSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['channel'],
+  properties: writable,
+} as const;
+
+/** Any subset of the create fields; read-only fields a client read back are accepted and ignored. */
+export const updateDestinationSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...writable,
+    destination_id: {},
+    workspace_id: {},
+    user_id: {},
+    created_at: {},
+    updated_at: {},
+    last_delivered_at: {},
+    last_error: {},
+  },
+} as const;
+
+export const listDestinationsQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: pageQueryProperties,
+} as const;
+
+const timestamp = { type: 'string', format: 'date-time' } as const;
+const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' } as const;
+
+export const destinationResponseSchema = {
+  type: 'object',
+  required: ['destination_id', 'channel', 'url', 'credentials', 'scope', 'policy_ids', 'enabled', 'created_at', 'updated_at', 'last_delivered_at', 'last_error'],
+  properties: {
+    destination_id: { type: 'string', format: 'uuid' },
+    channel: { type: 'string', enum: CHANNELS },
+    url: { type: ['string', 'null'], description: 'The secret part (Slack/Discord token segment, URL password) abbreviated.' },
+    credentials: { type: ['object', 'null'], description: 'bot_token and authorization abbreviated (first 4 characters then …).' },
+    scope: { type: 'string', enum: SCOPES },
+    policy_ids: { type: 'array', items: { type: 'string', format: 'uuid' } },
+    enabled: { type: 'boolean' },
+    created_at: timestamp,
+    updated_at: timestamp,
+    last_delivered_at: nullableTimestamp,
+    last_error: { type: ['string', 'null'] },
+  },
+} as const;
+
+export const testSendResponseSchema = {
+  type: 'object',
+  required: ['alert_id', 'destination_id', 'status'],
+  properties: {
+    alert_id: { type: 'string', format: 'uuid', description: 'The synthetic alert id: read the attempt at /v1.0/alerts/{alert_id}/deliveries?kind=test.' },
+    destination_id: { type: 'string', format: 'uuid' },
+    status: { type: 'string', enum: ['sent'] },
+  },
+} as const;
