@@ -188,42 +188,47 @@ export class LogWriter {
       }
     }
 
-    const lines: string[] = [];
-    const stored: QueuedLogRow[] = [];
-    for (const { row, before } of kept) {
-      // Carried by an earlier insert too: ours only if that one failed and nobody stored it.
-      if (before && ((await before) || this.recentIds.has(row.workspaceId, row.logId))) {
-        duplicates++;
-        continue;
+    let unsettled = false;
+    try {
+      const lines: string[] = [];
+      const stored: QueuedLogRow[] = [];
+      for (const { row, before } of kept) {
+        // Carried by an earlier insert too: ours only if that one failed and nobody stored it.
+        if (before && ((await before) || this.recentIds.has(row.workspaceId, row.logId))) {
+          duplicates++;
+          continue;
+        }
+        if (row.clientLogId) stored.push(row);
+        lines.push(line(row, this.directory.timezoneOf(row.eventId)));
       }
-      if (row.clientLogId) stored.push(row);
-      lines.push(line(row, this.directory.timezoneOf(row.eventId)));
-    }
 
-    const token = randomUUID();
-    const body = lines.length > 0 ? lines.join('\n') + '\n' : '';
-    for (let attempt = 1; lines.length > 0; attempt++) {
-      try {
-        await this.insert(body, lines.length, token);
-        break;
-      } catch (err) {
-        if (refusedForItsRows(err)) {
-          this.release(claims, outcome, settle, false);
-          throw new RowsRefusedError(err);
+      const token = randomUUID();
+      const body = lines.length > 0 ? lines.join('\n') + '\n' : '';
+      for (let attempt = 1; lines.length > 0; attempt++) {
+        try {
+          await this.insert(body, lines.length, token);
+          break;
+        } catch (err) {
+          if (refusedForItsRows(err)) throw new RowsRefusedError(err);
+          if (attempt >= INSERT_ATTEMPTS) {
+            // Possibly stored in part: the ids stay claimed until it is completed.
+            unsettled = true;
+            this.unsettled.push({ token, body, rows: lines.length, failedAt: Date.now(), settle, stored, claims, outcome, completing: null });
+            this.scheduleCompletion();
+            throw err;
+          }
+          await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSES_MS[attempt - 1]));
         }
-        if (attempt >= INSERT_ATTEMPTS) {
-          // Possibly stored in part: the ids stay claimed until it is completed.
-          this.unsettled.push({ token, body, rows: lines.length, failedAt: Date.now(), settle, stored, claims, outcome, completing: null });
-          this.scheduleCompletion();
-          throw err;
-        }
-        await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSES_MS[attempt - 1]));
       }
+      this.remember(stored);
+      this.release(claims, outcome, settle, true);
+      this.metrics.ingestedRecords.inc(lines.length);
+      this.metrics.duplicateRecords.inc(duplicates);
+    } catch (err) {
+      // Nothing of it was stored (an unsettled insert keeps its claims until completed).
+      if (!unsettled) this.release(claims, outcome, settle, false);
+      throw err;
     }
-    this.remember(stored);
-    this.release(claims, outcome, settle, true);
-    this.metrics.ingestedRecords.inc(lines.length);
-    this.metrics.duplicateRecords.inc(duplicates);
   }
 
   private scheduleCompletion(): void {
