@@ -13,7 +13,9 @@ import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { packageVersion } from './paths.js';
 import type { Stores } from './stores/index.js';
+import { PolicyEvaluator } from './evaluation/evaluator.js';
 import { adminRoutes } from './http/admin/routes.js';
+import { alertRoutes } from './http/alerts/routes.js';
 import { analyticsRoutes } from './http/analytics/routes.js';
 import type { ApiRouter } from './http/apiRouter.js';
 import type { AppState } from './http/context.js';
@@ -22,6 +24,7 @@ import { destinationRoutes } from './http/destinations/routes.js';
 import { eventRoutes } from './http/events/routes.js';
 import { healthRoutes } from './http/health/routes.js';
 import { logRoutes } from './http/logs/routes.js';
+import { policyRoutes } from './http/policies/routes.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errorHandler.js';
 import { jsonBody } from './http/middleware/jsonBody.js';
@@ -63,10 +66,14 @@ export function apiRouters(deps: AppDeps): ApiRouters {
   };
   const { config, stores, metrics, logger } = deps;
   const delivery = { postgres: stores.postgres, settings: deliverySettings(config), retryScheduleMs: config.delivery.retryScheduleMs, metrics, logger };
+  const { postgres, clickhouse } = stores;
+  const evaluator = new PolicyEvaluator({ postgres, clickhouse, graceMs: config.evalGraceMs });
   const workspace = [
     { plane: 'logs', router: logRoutes(deps.ingestor, deps.metrics) },
     { plane: 'control', router: eventRoutes(events) },
     { plane: 'control', router: analyticsRoutes(deps.stores) },
+    { plane: 'control', router: policyRoutes({ postgres, evaluator }) },
+    { plane: 'control', router: alertRoutes({ postgres }) },
     { plane: 'control', router: destinationRoutes({ providers: deps.config, delivery }) },
     { plane: 'control', router: deliveryHistoryRoutes(deps.stores.postgres) },
   ] as const;

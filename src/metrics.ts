@@ -58,7 +58,28 @@ export function createMetrics() {
     }),
     evaluations: new client.Counter({
       name: 'alertmon_evaluations_total',
-      help: 'Policy evaluations performed.',
+      help: 'Closed buckets evaluated, one per policy and bucket.',
+      registers: [registry],
+    }),
+    evaluationSkippedBuckets: new client.Counter({
+      name: 'alertmon_evaluation_skipped_buckets_total',
+      help: 'Closed buckets passed over because they were older than the catch-up limit when a worker got to them.',
+      registers: [registry],
+    }),
+    evaluationCycleSeconds: new client.Histogram({
+      name: 'alertmon_evaluation_cycle_seconds',
+      help: 'Duration of one evaluation cycle over every enabled policy.',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+      registers: [registry],
+    }),
+    evaluationCyclePolicies: new client.Gauge({
+      name: 'alertmon_evaluation_cycle_policies',
+      help: 'Enabled policies considered by the last evaluation cycle.',
+      registers: [registry],
+    }),
+    openAlerts: new client.Gauge({
+      name: 'alertmon_open_alerts',
+      help: 'Alerts triggered or acknowledged, in every workspace, as of the last evaluation cycle.',
       registers: [registry],
     }),
     deliveries: new client.Counter({

@@ -4,6 +4,8 @@
 import type { Config } from './config.js';
 import { deliverySettings } from './delivery/settings.js';
 import { DeliveryWorker } from './delivery/worker.js';
+import { evaluationWorker } from './evaluation/evaluationWorker.js';
+import { PolicyEvaluator } from './evaluation/evaluator.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { Stores } from './stores/index.js';
@@ -26,9 +28,11 @@ export interface BackgroundTask {
 /** The tasks a worker process runs, in start order (stopped in reverse). */
 export function workerTasks(deps: WorkerTaskDeps): BackgroundTask[] {
   const { config, stores, logger, metrics } = deps;
+  const evaluator = new PolicyEvaluator({ postgres: stores.postgres, clickhouse: stores.clickhouse, graceMs: config.evalGraceMs });
+  const evaluation = evaluationWorker({ evaluator, postgres: stores.postgres, intervalMs: config.evalIntervalMs, logger, metrics });
   const delivery = new DeliveryWorker(
     { postgres: stores.postgres, settings: deliverySettings(config), retryScheduleMs: config.delivery.retryScheduleMs, metrics, logger },
     { pollIntervalMs: config.delivery.pollIntervalMs, concurrency: config.delivery.concurrency },
   );
-  return [delivery];
+  return [evaluation, delivery];
 }

@@ -119,9 +119,14 @@ export async function issueWorkspaceToken(service: ServiceProcess, workspaceId: 
   return (await adminPost<{ token: string }>(service, '/tokens', { user_id: workspaceId }, 201)).token;
 }
 
+/** Runs a read-only query through the admin SQL API; the rows as JSON objects. */
+export function querySql<T>(service: ServiceProcess, query: string): Promise<T[]> {
+  return adminPost<T[]>(service, '/sql', { query }, 200);
+}
+
 /** Runs a query that returns one row with one numeric column `n`. */
 export async function queryNumber(service: ServiceProcess, query: string): Promise<number> {
-  const rows = await adminPost<{ n: number | string | null }[]>(service, '/sql', { query }, 200);
+  const rows = await querySql<{ n: number | string | null }>(service, query);
   return Number(rows[0]?.n ?? NaN);
 }
 

@@ -2,8 +2,7 @@
 // event's timezone and `now`, the totals of both from the rollups in ClickHouse, and the
 // derived numbers (means, deltas, percentage changes). Callable without HTTP; `now` is a
 // parameter so that callers (and tests) choose the instant.
-import { notFound } from '../errors.js';
-import { getEventDefinition } from '../events/definitions.js';
+import { requireEventDefinition } from '../events/operations.js';
 import type { Stores } from '../stores/index.js';
 import { LONGEST_DAY_MS, localMidnightsWithin, planRollupReads, type RollupPlan } from './rollupPlan.js';
 import { queryWindowTotals, type DayAlignmentCheck, type WindowTotals } from './windowQuery.js';
@@ -82,8 +81,7 @@ function dayAlignmentCheck(plans: readonly RollupPlan[], timezone: string): DayA
 
 export async function windowComparison(stores: Stores, workspaceId: string, request: WindowComparisonRequest): Promise<WindowComparison> {
   requireSupported(request.period, request.previous);
-  const definition = await getEventDefinition(stores.postgres, workspaceId, request.eventId);
-  if (!definition) throw notFound('event definition');
+  const definition = await requireEventDefinition(stores.postgres, workspaceId, request.eventId);
   const { timezone } = definition;
   const windows = comparedWindows(request.now, timezone, request.period, request.previous);
 

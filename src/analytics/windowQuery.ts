@@ -1,11 +1,13 @@
 // The SQL of a window comparison: one query, one round trip. Each window is a set of rollup
-// ranges (rollupPlan.ts); every (window, rollup table) pair is one SELECT of raw rollup
-// rows, and the outer query sums counts and values and merges the Welford variance states
-// per window, so unmerged parts of the AggregatingMergeTree count once and the sample
-// standard deviation stays exact for values near 1e9 with a spread of 1.
+// ranges (rollupPlan.ts). Each rollup table is read once, by one SELECT of its raw rows that
+// labels every row with its window (the windows never overlap); the outer query sums counts
+// and values and merges the Welford variance states per window, so unmerged parts of the
+// AggregatingMergeTree count once and the sample standard deviation stays exact for values
+// near 1e9 with a spread of 1. One SELECT per table rather than per (window, table): the
+// cost of such a query on small rollups is mostly planning, which grows with its pieces.
 //
-// A last piece counts day rows that are not at a local midnight of the event's timezone
-// (rows bucketed under an earlier timezone, written by an ingest process that had not yet
+// The day SELECT also labels day rows that are not at a local midnight of the event's
+// timezone (rows bucketed under an earlier timezone by an ingest process that had not yet
 // seen the change): when there are any, the caller reads the windows again without days.
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { RollupGrain, RollupPlan } from './rollupPlan.js';
@@ -15,7 +17,9 @@ const TABLES: Readonly<Record<RollupGrain, string>> = { day: 'rollup_day', hour:
 
 export const CURRENT = 0;
 export const PREVIOUS = 1;
-const MISALIGNED_DAYS = 2;
+const MISALIGNED_DAY = 2;
+/** Rows read to check their alignment only. */
+const OUTSIDE = 3;
 
 export interface WindowTotals {
   readonly count: number;
@@ -59,33 +63,37 @@ class Params {
 }
 
 function rangesCondition(params: Params, ranges: readonly TimeRange[]): string {
+  if (ranges.length === 0) return '0';
   return ranges.map((r) => `(r.bucket >= ${params.seconds(r.from)} AND r.bucket < ${params.seconds(r.to)})`).join(' OR ');
 }
 
-/** Columns are qualified (r.) because the aliases would shadow them otherwise. */
-function piece(params: Params, window: number, table: string, condition: string): string {
-  return `SELECT ${window} AS w, r.count AS n, r.value AS s, r.variance AS v FROM ${table} AS r
-    WHERE r.workspace_id = {ws:String} AND r.event_id = {event:UUID} AND (${condition})`;
+/** One table's rows in any of the ranges, labelled with their window. Columns are qualified
+ * (r.) because the aliases would shadow them otherwise. */
+function tableSelect(params: Params, grain: RollupGrain, plans: readonly [RollupPlan, RollupPlan], check: DayAlignmentCheck | null): string | null {
+  const [current, previous] = plans.map((plan) => plan[grain]) as [readonly TimeRange[], readonly TimeRange[]];
+  const checked = grain === 'day' && check !== null && check.ranges.length > 0 ? check : null;
+  if (current.length + previous.length === 0 && checked === null) return null;
+  const inCurrent = rangesCondition(params, current);
+  const inPrevious = rangesCondition(params, previous);
+  let label = `multiIf(${inCurrent}, ${CURRENT}, ${inPrevious}, ${PREVIOUS}, ${OUTSIDE})`;
+  let where = `(${inCurrent}) OR (${inPrevious})`;
+  if (checked !== null) {
+    const midnights = params.bind(checked.midnights.map((ms) => Math.floor(ms / 1000)), 'Array(UInt32)');
+    label = `if(toUnixTimestamp(r.bucket) NOT IN ${midnights}, ${MISALIGNED_DAY}, ${label})`;
+    // The checked ranges hold the day ranges of both windows.
+    where = rangesCondition(params, checked.ranges);
+  }
+  return `SELECT ${label} AS w, r.count AS n, r.value AS s, r.variance AS v FROM ${TABLES[grain]} AS r
+    WHERE r.workspace_id = {ws:String} AND r.event_id = {event:UUID} AND (${where})`;
 }
 
 export function windowQuerySql(plans: readonly [RollupPlan, RollupPlan], check: DayAlignmentCheck | null): { sql: string; params: Record<string, unknown> } {
   const params = new Params();
-  const pieces: string[] = [];
-  plans.forEach((plan, window) => {
-    for (const grain of ['day', 'hour', 'minute'] as const) {
-      if (plan[grain].length > 0) pieces.push(piece(params, window, TABLES[grain], rangesCondition(params, plan[grain])));
-    }
-  });
-  if (check !== null && check.ranges.length > 0) {
-    const midnights = params.bind(check.midnights.map((ms) => Math.floor(ms / 1000)), 'Array(UInt32)');
-    const condition = `(${rangesCondition(params, check.ranges)}) AND toUnixTimestamp(r.bucket) NOT IN ${midnights}`;
-    pieces.push(piece(params, MISALIGNED_DAYS, TABLES.day, condition));
-  }
-  if (pieces.length === 0) return { sql: '', params: params.values };
+  const selects = (['day', 'hour', 'minute'] as const).map((grain) => tableSelect(params, grain, plans, check)).filter((s) => s !== null);
   const sql = `
     SELECT p.w AS w, count() AS rows, sum(p.n) AS n, sum(p.s) AS s,
            if(n < 2, 0, sqrt(greatest(varSampStableMerge(p.v), 0))) AS sd
-    FROM (${pieces.join('\n    UNION ALL ')}) AS p
+    FROM (${selects.join('\n    UNION ALL ')}) AS p
     GROUP BY p.w`;
   return { sql, params: params.values };
 }
@@ -100,13 +108,12 @@ export async function queryWindowTotals(
   check: DayAlignmentCheck | null,
 ): Promise<WindowQueryResult> {
   const { sql, params } = windowQuerySql(plans, check);
-  if (sql === '') return { totals: [EMPTY, EMPTY], misalignedDayRows: 0 };
   const result = await clickhouse.client.query({ query: sql, query_params: { ...params, ws: workspaceId, event: eventId }, format: 'JSONEachRow' });
   const rows = await result.json<Row>();
   const totalsOf = (window: number): WindowTotals => {
     const row = rows.find((r) => r.w === window);
     return row ? { count: Number(row.n), value: row.s, stddev: row.sd } : EMPTY;
   };
-  const misaligned = rows.find((r) => r.w === MISALIGNED_DAYS);
+  const misaligned = rows.find((r) => r.w === MISALIGNED_DAY);
   return { totals: [totalsOf(CURRENT), totalsOf(PREVIOUS)], misalignedDayRows: misaligned ? Number(misaligned.rows) : 0 };
 }

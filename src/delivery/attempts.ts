@@ -141,47 +141,99 @@ export async function claimDueAttempts(db: Queryable, limit: number, leaseMs: nu
 }
 
 export interface AttemptResult {
+  readonly attemptId: string;
   readonly step: NextStep;
   readonly target: string;
   readonly responseStatus: number | null;
   readonly errorMessage: string | null;
 }
 
+interface CompletedRow {
+  attempt_id: string;
+  workspaceId: string;
+  alertId: string;
+  destinationId: string;
+  notificationId: string | null;
+  kind: AttemptKind;
+  type: NotificationType;
+  channel: string;
+  target: string;
+  attempt: number;
+  status: AttemptStatus;
+  error_message: string | null;
+  retry_ms: number | null;
+}
+
 /**
- * Records the outcome of a claimed or test attempt, the destination's latest outcome and,
- * for an alert's first delivery, the alert's alerted_at; schedules the retry as a new
- * pending row. Does nothing when the row is no longer pending (another worker finished it
- * after this one's lease ran out), so a retry is never scheduled twice.
+ * Records the outcomes of sent attempts (call it in a transaction): each attempt's status,
+ * each destination's latest outcome, the alerts' first delivery (alerted_at), and the
+ * retries as new pending rows. Set-based, so a batch costs a few statements. An attempt that
+ * is no longer pending (another worker finished it after this one's lease ran out) is left
+ * alone, so a retry is never scheduled twice. Returns the ids it recorded.
  */
-export async function completeAttempt(db: Queryable, attemptId: string, result: AttemptResult): Promise<boolean> {
-  const { step } = result;
-  const retryInMs = step.status === 'failed' ? step.retryInMs : null;
-  const updated = await db.query<Omit<NewAttempt, 'dueInMs'>>(
-    `UPDATE delivery_attempts SET status = $2, response_status = $3, error_message = $4, target = $5,
-       next_attempt_at = CASE WHEN $6::bigint IS NULL THEN NULL ELSE now() + $6::bigint * interval '1 millisecond' END,
+export async function recordAttemptResults(db: Queryable, results: readonly AttemptResult[]): Promise<Set<string>> {
+  if (results.length === 0) return new Set();
+  const completed = await db.query<CompletedRow>(
+    `UPDATE delivery_attempts a SET status = r.status, response_status = r.response_status, error_message = r.error_message,
+       target = r.target, next_attempt_at = CASE WHEN r.retry_ms IS NULL THEN NULL ELSE now() + r.retry_ms * interval '1 millisecond' END,
        updated_at = now()
-     WHERE attempt_id = $1 AND status = 'pending'
-     RETURNING workspace_id AS "workspaceId", alert_id AS "alertId", destination_id AS "destinationId",
-       notification_id AS "notificationId", kind, type, channel, target, attempt`,
-    [attemptId, step.status, result.responseStatus, result.errorMessage, result.target, retryInMs],
+     FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::bigint[])
+       AS r(attempt_id, status, response_status, error_message, target, retry_ms)
+     WHERE a.attempt_id = r.attempt_id AND a.status = 'pending'
+     RETURNING a.attempt_id, a.workspace_id AS "workspaceId", a.alert_id AS "alertId", a.destination_id AS "destinationId",
+       a.notification_id AS "notificationId", a.kind, a.type, a.channel, a.target, a.attempt, a.status, a.error_message, r.retry_ms`,
+    [
+      results.map((r) => r.attemptId),
+      results.map((r) => r.step.status),
+      results.map((r) => r.responseStatus),
+      results.map((r) => r.errorMessage),
+      results.map((r) => r.target),
+      results.map((r) => (r.step.status === 'failed' ? r.step.retryInMs : null)),
+    ],
   );
-  const row = updated[0];
-  if (!row) return false;
-  if (step.status === 'delivered') {
-    await db.query(`UPDATE destinations SET last_delivered_at = now(), last_error = NULL WHERE destination_id = $1`, [row.destinationId]);
-    if (row.kind === 'alert') {
-      await db.query(`UPDATE alerts SET alerted_at = COALESCE(alerted_at, now()) WHERE workspace_id = $1 AND alert_id = $2`, [
-        row.workspaceId,
-        row.alertId,
-      ]);
-    }
-  } else {
-    await db.query(`UPDATE destinations SET last_error = $2 WHERE destination_id = $1`, [row.destinationId, result.errorMessage]);
+  const recorded = new Set(completed.map((row) => row.attempt_id));
+  const order = new Map(results.map((r, i) => [r.attemptId, i]));
+  completed.sort((a, b) => order.get(a.attempt_id)! - order.get(b.attempt_id)!);
+
+  // The latest outcome per destination: delivered at all in this batch, and the last error unless the last send succeeded.
+  const latest = new Map<string, { delivered: boolean; error: string | null }>();
+  for (const row of completed) {
+    const previous = latest.get(row.destinationId);
+    const delivered = row.status === 'delivered';
+    latest.set(row.destinationId, { delivered: delivered || (previous?.delivered ?? false), error: delivered ? null : row.error_message });
   }
-  if (retryInMs !== null) {
-    await insertPendingAttempts(db, [{ ...row, attempt: row.attempt + 1, dueInMs: retryInMs }]);
+  await db.query(
+    `UPDATE destinations d SET last_delivered_at = CASE WHEN u.delivered THEN now() ELSE d.last_delivered_at END, last_error = u.error
+     FROM unnest($1::uuid[], $2::boolean[], $3::text[]) AS u(destination_id, delivered, error)
+     WHERE d.destination_id = u.destination_id`,
+    [[...latest.keys()], [...latest.values()].map((v) => v.delivered), [...latest.values()].map((v) => v.error)],
+  );
+
+  const alerted = completed.filter((row) => row.status === 'delivered' && row.kind === 'alert');
+  if (alerted.length > 0) {
+    await db.query(
+      `UPDATE alerts SET alerted_at = COALESCE(alerted_at, now())
+       WHERE (workspace_id, alert_id) IN (SELECT * FROM unnest($1::text[], $2::uuid[]))`,
+      [alerted.map((row) => row.workspaceId), alerted.map((row) => row.alertId)],
+    );
   }
-  return true;
+  const retries = completed.filter((row) => row.retry_ms !== null);
+  await insertPendingAttempts(
+    db,
+    retries.map((row) => ({
+      workspaceId: row.workspaceId,
+      alertId: row.alertId,
+      destinationId: row.destinationId,
+      notificationId: row.notificationId,
+      kind: row.kind,
+      type: row.type,
+      channel: row.channel,
+      target: row.target,
+      attempt: row.attempt + 1,
+      dueInMs: Number(row.retry_ms),
+    })),
+  );
+  return recorded;
 }
 
 export const DELIVERY_KINDS = ['alert', 'test', 'all'] as const;

@@ -1,11 +1,13 @@
-// One send of one attempt, shared by the worker and the test operation: send through the
-// channel, decide what follows (retryPolicy.nextStep), record it in one short transaction,
-// then count and log it. The attempt row already exists (status pending) before the send.
+// Sending attempts and recording their outcomes, shared by the worker and the test
+// operation. A send goes through its channel and is classified; retryPolicy.nextStep says
+// what follows. Outcomes are recorded in one short transaction per batch (the worker
+// records every send that finished meanwhile together), then counted and logged. The
+// attempt row already exists (status pending) before the send.
 import type { DestinationConfig } from '../destinations/types.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { PostgresStore } from '../stores/postgres.js';
-import { completeAttempt, type AttemptKind } from './attempts.js';
+import { recordAttemptResults, type AttemptKind } from './attempts.js';
 import { CHANNEL_SENDERS } from './channels/index.js';
 import { failure, nextStep, type NextStep, type Outcome } from './retryPolicy.js';
 import type { DeliverySettings, Notification } from './types.js';
@@ -29,14 +31,16 @@ export interface AttemptToSend {
   readonly ownerEmail: string | null;
 }
 
-export interface SendResult {
+/** A send that happened and is not recorded yet. */
+export interface SentAttempt {
+  readonly item: AttemptToSend;
+  readonly target: string;
   readonly outcome: Outcome;
   readonly step: NextStep;
-  /** False when another worker had already completed the attempt. */
-  readonly recorded: boolean;
+  readonly seconds: number;
 }
 
-async function sendOnce(deps: DeliveryDeps, item: AttemptToSend): Promise<Outcome> {
+async function sendThroughChannel(deps: DeliveryDeps, item: AttemptToSend): Promise<Outcome> {
   // Real alerts go only to enabled destinations; a test may use a disabled one.
   if (item.kind === 'alert' && !item.destination.enabled) {
     return failure('final', 'destination_disabled', 'not sent: the destination was disabled before the send');
@@ -46,18 +50,33 @@ async function sendOnce(deps: DeliveryDeps, item: AttemptToSend): Promise<Outcom
   return sender.send({ destination: item.destination, notification: item.notification, ownerEmail: item.ownerEmail, settings: deps.settings });
 }
 
-export async function deliverAttempt(deps: DeliveryDeps, item: AttemptToSend): Promise<SendResult> {
-  const { channel } = item.destination;
-  const target = CHANNEL_SENDERS[channel].target(item.destination, item.ownerEmail, deps.settings);
+export async function sendAttempt(deps: DeliveryDeps, item: AttemptToSend): Promise<SentAttempt> {
+  const target = CHANNEL_SENDERS[item.destination.channel].target(item.destination, item.ownerEmail, deps.settings);
   const started = process.hrtime.bigint();
-  const outcome = await sendOnce(deps, item);
+  const outcome = await sendThroughChannel(deps, item);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const step = nextStep(outcome, item.attempt, deps.retryScheduleMs, item.kind === 'alert');
-  const errorMessage = outcome.result === 'delivered' ? null : `${outcome.reason}: ${outcome.message}`;
-  const recorded = await deps.postgres.transaction((tx) =>
-    completeAttempt(tx, item.attemptId, { step, target, responseStatus: outcome.responseStatus, errorMessage }),
-  );
+  return { item, target, outcome, seconds, step: nextStep(outcome, item.attempt, deps.retryScheduleMs, item.kind === 'alert') };
+}
 
+/** Records a batch of sends in one transaction, then counts and logs each one recorded. */
+export async function recordSentAttempts(deps: DeliveryDeps, sent: readonly SentAttempt[]): Promise<void> {
+  const recorded = await deps.postgres.transaction((tx) =>
+    recordAttemptResults(
+      tx,
+      sent.map(({ item, target, outcome, step }) => ({
+        attemptId: item.attemptId,
+        step,
+        target,
+        responseStatus: outcome.responseStatus,
+        errorMessage: outcome.result === 'delivered' ? null : `${outcome.reason}: ${outcome.message}`,
+      })),
+    ),
+  );
+  for (const one of sent) if (recorded.has(one.item.attemptId)) report(deps, one);
+}
+
+function report(deps: DeliveryDeps, { item, target, outcome, step, seconds }: SentAttempt): void {
+  const { channel } = item.destination;
   deps.metrics.deliveryAttemptSeconds.observe({ channel }, seconds);
   deps.metrics.deliveries.inc({ channel, outcome: step.status });
   const fields = {
@@ -74,10 +93,16 @@ export async function deliverAttempt(deps: DeliveryDeps, item: AttemptToSend): P
   };
   if (outcome.result === 'delivered') {
     deps.logger.info('delivery sent', fields);
-  } else {
-    deps.metrics.deliveryFailures.inc({ channel, reason: outcome.reason });
-    const retry = step.status === 'failed' ? { retry_in_ms: step.retryInMs } : {};
-    deps.logger.warn('delivery failed', { ...fields, reason: outcome.reason, error: outcome.message, ...retry });
+    return;
   }
-  return { outcome, step, recorded };
+  deps.metrics.deliveryFailures.inc({ channel, reason: outcome.reason });
+  const retry = step.status === 'failed' ? { retry_in_ms: step.retryInMs } : {};
+  deps.logger.warn('delivery failed', { ...fields, reason: outcome.reason, error: outcome.message, ...retry });
+}
+
+/** Sends one attempt and records it at once (the test operation). */
+export async function deliverAttempt(deps: DeliveryDeps, item: AttemptToSend): Promise<SentAttempt> {
+  const sent = await sendAttempt(deps, item);
+  await recordSentAttempts(deps, [sent]);
+  return sent;
 }

@@ -1,10 +1,11 @@
 // The delivery worker: turns outbox notifications into attempts, claims due attempts and
-// sends them, up to `concurrency` at a time. Everything it knows lives in Postgres, so a
-// restart picks up pending retries, and several workers share the work through SKIP LOCKED
-// claims. stop() lets the sends in flight finish and record their outcome.
+// sends them, up to `concurrency` at a time, recording the sends that finish meanwhile
+// together in one transaction. Everything it knows lives in Postgres, so a restart picks up
+// pending retries, and several workers share the work through SKIP LOCKED claims. stop()
+// lets the sends in flight finish and record their outcome.
 import type { BackgroundTask } from '../workerTasks.js';
 import { claimDueAttempts, countPendingRetries, type ClaimedAttempt } from './attempts.js';
-import { deliverAttempt, type DeliveryDeps } from './deliver.js';
+import { recordSentAttempts, sendAttempt, type DeliveryDeps, type SentAttempt } from './deliver.js';
 import { dispatchNotifications } from './outbox.js';
 
 export interface DeliveryWorkerOptions {
@@ -22,9 +23,15 @@ export class DeliveryWorker implements BackgroundTask {
   readonly name = 'delivery';
   private running = false;
   private loop: Promise<void> | null = null;
+  /** Sends from claim until their outcome is recorded. */
   private readonly inFlight = new Set<Promise<void>>();
   private wake: (() => void) | null = null;
   private gaugeUpdatedAt = 0;
+  /** The outbox is read again at once while it had rows, else once per poll interval. */
+  private outboxCheckedAt = 0;
+  private outboxHadRows = true;
+  private unrecorded: { sent: SentAttempt; done: () => void }[] = [];
+  private recording = false;
 
   constructor(
     private readonly deps: DeliveryDeps,
@@ -73,7 +80,7 @@ export class DeliveryWorker implements BackgroundTask {
       try {
         busy = await this.tick();
       } catch (err) {
-        this.deps.logger.error('delivery worker tick failed', { err });
+        this.deps.logger.error('delivery worker round failed', { err });
       }
       if (this.running && !busy) await this.sleep();
     }
@@ -81,38 +88,65 @@ export class DeliveryWorker implements BackgroundTask {
 
   /** One round: dispatch, then fill the free send slots. True when there was work. */
   private async tick(): Promise<boolean> {
-    const { notifications } = await dispatchNotifications(this.deps.postgres, this.deps.settings, DISPATCH_BATCH);
+    let dispatched = 0;
+    if (this.outboxHadRows || Date.now() - this.outboxCheckedAt >= this.options.pollIntervalMs) {
+      this.outboxCheckedAt = Date.now();
+      dispatched = (await dispatchNotifications(this.deps.postgres, this.deps.settings, DISPATCH_BATCH)).notifications;
+      this.outboxHadRows = dispatched > 0;
+    }
     const free = this.options.concurrency - this.inFlight.size;
     const claimed = free > 0 ? await claimDueAttempts(this.deps.postgres, free, this.leaseMs) : [];
-    for (const item of claimed) this.track(this.send(item));
+    for (const item of claimed) this.track(this.deliver(item));
     await this.updatePendingGauge();
     // With every slot busy, wait for one to free up rather than poll.
     if (this.inFlight.size >= this.options.concurrency) await Promise.race(this.inFlight);
-    return notifications > 0 || claimed.length > 0;
+    return dispatched > 0 || claimed.length > 0;
   }
 
-  private track(send: Promise<void>): void {
-    this.inFlight.add(send);
-    void send.finally(() => {
-      this.inFlight.delete(send);
+  private track(work: Promise<void>): void {
+    this.inFlight.add(work);
+    void work.finally(() => {
+      this.inFlight.delete(work);
       this.wake?.();
     });
   }
 
-  private async send(item: ClaimedAttempt): Promise<void> {
+  private async deliver(item: ClaimedAttempt): Promise<void> {
+    const sent = await sendAttempt(this.deps, {
+      attemptId: item.attemptId,
+      workspaceId: item.workspaceId,
+      kind: item.kind,
+      attempt: item.attempt,
+      destination: item.destination,
+      notification: item.alert === null ? null : { id: item.notificationId ?? item.attemptId, type: item.type, alert: item.alert },
+      ownerEmail: item.ownerEmail,
+    });
+    await new Promise<void>((done) => {
+      this.unrecorded.push({ sent, done });
+      void this.recordFinishedSends();
+    });
+  }
+
+  /** Group commit: one transaction records every send that finished while the last one ran. */
+  private async recordFinishedSends(): Promise<void> {
+    if (this.recording) return;
+    this.recording = true;
     try {
-      await deliverAttempt(this.deps, {
-        attemptId: item.attemptId,
-        workspaceId: item.workspaceId,
-        kind: item.kind,
-        attempt: item.attempt,
-        destination: item.destination,
-        notification: item.alert === null ? null : { id: item.notificationId ?? item.attemptId, type: item.type, alert: item.alert },
-        ownerEmail: item.ownerEmail,
-      });
-    } catch (err) {
-      // The claim's lease runs out and the attempt is tried again.
-      this.deps.logger.error('delivery could not be recorded', { attempt_id: item.attemptId, err });
+      while (this.unrecorded.length > 0) {
+        const batch = this.unrecorded.splice(0);
+        try {
+          await recordSentAttempts(
+            this.deps,
+            batch.map((b) => b.sent),
+          );
+        } catch (err) {
+          // The claims' leases run out and the attempts are sent again.
+          this.deps.logger.error('delivery outcomes could not be recorded', { attempts: batch.length, err });
+        }
+        for (const b of batch) b.done();
+      }
+    } finally {
+      this.recording = false;
     }
   }
 
@@ -124,13 +158,12 @@ export class DeliveryWorker implements BackgroundTask {
 
   private sleep(): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, this.options.pollIntervalMs);
-      const self = this;
-      function done() {
+      const done = () => {
         clearTimeout(timer);
-        self.wake = null;
+        this.wake = null;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, this.options.pollIntervalMs);
       this.wake = done;
     });
   }

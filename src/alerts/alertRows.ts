@@ -1,0 +1,45 @@
+// Batched writes of alert rows, for the evaluation worker: one statement per kind of
+// change, however many policies a cycle touches. The caller holds the transaction.
+import type { Queryable } from '../stores/postgres.js';
+import { ALERT_COLUMNS, type Alert } from './representation.js';
+
+const RECORD_TYPES = `alert_id uuid, workspace_id text, policy_id uuid, event_id uuid, agent text, event text, title text,
+  channel text, period text, aggregate text, condition text, threshold double precision, severity text,
+  value double precision, count bigint, min double precision, max double precision, bucket_start timestamptz,
+  bucket_end timestamptz, status text, triggered_at timestamptz, acknowledged_at timestamptz, resolved_at timestamptz,
+  archived_at timestamptz, alerted_at timestamptz, updated_at timestamptz`;
+
+const asRecords = (alerts: readonly Alert[]) => JSON.stringify(alerts);
+
+/** The open alerts of these policies, locked until the transaction ends. */
+export async function lockOpenAlerts(tx: Queryable, policyIds: readonly string[]): Promise<Alert[]> {
+  if (policyIds.length === 0) return [];
+  return tx.query<Alert>(
+    // The status list is spelled as in the predicate of alerts_one_open_per_policy, so that index serves.
+    `SELECT ${ALERT_COLUMNS} FROM alerts WHERE policy_id = ANY($1::uuid[]) AND status IN ('triggered', 'acknowledged')
+     ORDER BY policy_id FOR UPDATE`,
+    [policyIds],
+  );
+}
+
+/** Inserts new alerts. The unique index on open alerts refuses a second open alert of a policy. */
+export async function insertAlerts(tx: Queryable, alerts: readonly Alert[]): Promise<void> {
+  if (alerts.length === 0) return;
+  await tx.query(
+    `INSERT INTO alerts (${ALERT_COLUMNS})
+     SELECT ${ALERT_COLUMNS} FROM jsonb_to_recordset($1::jsonb) AS x(${RECORD_TYPES})`,
+    [asRecords(alerts)],
+  );
+}
+
+/** Writes the evaluation result and lifecycle of existing alerts. */
+export async function updateAlerts(tx: Queryable, alerts: readonly Alert[]): Promise<void> {
+  if (alerts.length === 0) return;
+  await tx.query(
+    `UPDATE alerts AS a SET value = x.value, count = x.count, min = x.min, max = x.max, bucket_start = x.bucket_start,
+       bucket_end = x.bucket_end, status = x.status, resolved_at = x.resolved_at, updated_at = x.updated_at
+     FROM jsonb_to_recordset($1::jsonb) AS x(${RECORD_TYPES})
+     WHERE a.alert_id = x.alert_id`,
+    [asRecords(alerts)],
+  );
+}

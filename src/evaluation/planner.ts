@@ -1,0 +1,55 @@
+// Which buckets of a policy are due now. A closed bucket (ended, plus EVAL_GRACE_MS for late
+// logs) is evaluated exactly once, in order, from the policy's evaluated_until on; the
+// bucket after the last closed one may fire early (verdict.ts decides whether it can).
+import type { Period } from '../policies/model.js';
+import { bucketAfter, bucketAt, lastClosedBucket, PERIOD_MS, type Bucket } from './buckets.js';
+import type { EvaluationTarget } from './targets.js';
+
+/**
+ * How many closed buckets a policy catches up after a pause of the workers: an hour of
+ * minutes, a day of hours, a week of days. Older missed buckets are skipped — alerting now
+ * about a spike hours ago would be noise — and counted in alertmon_evaluation_skipped_buckets_total.
+ */
+export const MAX_CATCH_UP_BUCKETS: Readonly<Record<Period, number>> = { minute: 60, hour: 24, day: 7 };
+
+export interface Plan {
+  readonly target: EvaluationTarget;
+  /** Closed buckets to evaluate, oldest first. */
+  readonly closed: readonly Bucket[];
+  /** The next bucket, still open (or in its grace time), when it has begun. */
+  readonly open: Bucket | null;
+  /** The new evaluated_until (ms) once the closed buckets are evaluated. */
+  readonly evaluatedUntil: number;
+  /** Closed buckets passed over because they lie beyond the catch-up limit. */
+  readonly skipped: number;
+}
+
+export function planEvaluation(target: EvaluationTarget, now: number, graceMs: number): Plan {
+  const { period, timezone } = target;
+  // A new or re-enabled policy starts with the last bucket that has ended.
+  let cursor = target.evaluated_until?.getTime() ?? lastClosedBucket(period, timezone, now).start;
+
+  const newestClosed = lastClosedBucket(period, timezone, now - graceMs);
+  const length = PERIOD_MS[period];
+  // Mid-bucket aim, so a 23- or 25-hour day cannot shift the limit by a whole day.
+  const oldestAllowed = bucketAt(period, timezone, newestClosed.start - (MAX_CATCH_UP_BUCKETS[period] - 1) * length + length / 2).start;
+  let skipped = 0;
+  if (cursor < oldestAllowed) {
+    skipped = Math.round((oldestAllowed - bucketAt(period, timezone, cursor).start) / length);
+    cursor = oldestAllowed;
+  }
+
+  const closed: Bucket[] = [];
+  let bucket = bucketAt(period, timezone, cursor);
+  while (bucket.end + graceMs <= now) {
+    closed.push(bucket);
+    bucket = bucketAfter(period, timezone, bucket);
+  }
+  return {
+    target,
+    closed,
+    open: bucket.start <= now ? bucket : null,
+    evaluatedUntil: closed.length > 0 ? closed[closed.length - 1]!.end : cursor,
+    skipped,
+  };
+}

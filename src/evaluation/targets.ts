@@ -1,0 +1,40 @@
+// What the evaluator needs to know of a policy: its rule, its progress, and the event it
+// watches (name and timezone), read together in one query.
+import { notFound } from '../errors.js';
+import type { Aggregate, Condition, Period, Severity } from '../policies/model.js';
+import type { Queryable } from '../stores/postgres.js';
+
+export interface EvaluationTarget {
+  policy_id: string;
+  workspace_id: string;
+  event_id: string;
+  title: string;
+  channel: string;
+  period: Period;
+  aggregate: Aggregate;
+  condition: Condition;
+  threshold: number;
+  severity: Severity;
+  updated_at: Date;
+  evaluated_until: Date | null;
+  agent: string;
+  event: string;
+  timezone: string;
+}
+
+const SELECT_TARGETS = `
+  SELECT p.policy_id, p.workspace_id, p.event_id, p.title, p.channel, p.period, p.aggregate, p.condition, p.threshold,
+         p.severity, p.updated_at, p.evaluated_until, e.agent, e.event, e.timezone
+  FROM policies AS p JOIN event_definitions AS e ON e.event_id = p.event_id AND e.user_id = p.workspace_id`;
+
+/** Every enabled policy of every workspace. */
+export function loadEnabledTargets(db: Queryable): Promise<EvaluationTarget[]> {
+  return db.query<EvaluationTarget>(`${SELECT_TARGETS} WHERE p.enabled`);
+}
+
+/** One policy of the workspace, enabled or not. */
+export async function loadTarget(db: Queryable, workspaceId: string, policyId: string): Promise<EvaluationTarget> {
+  const rows = await db.query<EvaluationTarget>(`${SELECT_TARGETS} WHERE p.workspace_id = $1 AND p.policy_id = $2`, [workspaceId, policyId]);
+  if (!rows[0]) throw notFound('policy');
+  return rows[0];
+}

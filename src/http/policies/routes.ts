@@ -1,0 +1,147 @@
+// Policies (INTERFACE §4.1, DECISIONS G) and the on-demand evaluation of one policy.
+import { alertJson } from '../../alerts/representation.js';
+import type { PolicyEvaluator } from '../../evaluation/evaluator.js';
+import { policyJson } from '../../policies/model.js';
+import { createPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from '../../policies/policies.js';
+import type { PostgresStore } from '../../stores/postgres.js';
+import { alertResponseSchema } from '../alerts/schemas.js';
+import { pageOf } from '../../page.js';
+import { ApiRouter } from '../apiRouter.js';
+import { workspaceOf } from '../context.js';
+import {
+  createPolicySchema,
+  evaluateBodySchema,
+  listPoliciesQuerySchema,
+  policyResponseSchema,
+  updatePolicySchema,
+} from './schemas.js';
+
+export interface PolicyRoutesDeps {
+  readonly postgres: PostgresStore;
+  readonly evaluator: PolicyEvaluator;
+}
+
+const errors = {
+  400: { description: 'Invalid input (invalid_id, validation_failed).' },
+  404: { description: 'No such policy, or event, in this workspace.' },
+} as const;
+
+const evaluationResponseSchema = {
+  type: 'object',
+  required: ['policy_id', 'bucket_start', 'bucket_end', 'value', 'count', 'min', 'max', 'breached', 'alert'],
+  properties: {
+    policy_id: { type: 'string', format: 'uuid' },
+    bucket_start: { type: 'string', format: 'date-time' },
+    bucket_end: { type: 'string', format: 'date-time' },
+    value: { type: ['number', 'null'], description: 'The aggregate; null when the bucket has no data for it.' },
+    count: { type: 'integer' },
+    min: { type: ['number', 'null'] },
+    max: { type: ['number', 'null'] },
+    breached: { type: 'boolean' },
+    alert: { anyOf: [alertResponseSchema, { type: 'null' }], description: 'The alert created or changed, or null.' },
+  },
+} as const;
+
+export function policyRoutes({ postgres, evaluator }: PolicyRoutesDeps): ApiRouter {
+  const api = new ApiRouter('policies', '/v1.0/policies', ['policyID']);
+
+  api.add(
+    {
+      method: 'post',
+      path: '/',
+      summary: 'Create a policy',
+      description: 'Required: event_id, title, period, aggregate, condition, threshold, severity. Defaults: description "", channel "default", enabled true.',
+      body: createPolicySchema,
+      responses: { 201: { description: 'The created policy.', schema: policyResponseSchema }, ...errors },
+    },
+    async (ctx, { body }) => {
+      ctx.status = 201;
+      ctx.body = policyJson(await createPolicy(postgres, workspaceOf(ctx), body));
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/',
+      summary: 'List policies, newest first',
+      query: listPoliciesQuerySchema,
+      responses: { 200: { description: 'Policies.', schema: { type: 'array', items: policyResponseSchema } }, 400: errors[400] },
+    },
+    async (ctx, { query }) => {
+      const policies = await listPolicies(postgres, workspaceOf(ctx), pageOf(query));
+      ctx.body = policies.map(policyJson);
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/:policyID',
+      summary: 'Read a policy',
+      responses: { 200: { description: 'The policy.', schema: policyResponseSchema }, ...errors },
+    },
+    async (ctx) => {
+      ctx.body = policyJson(await getPolicy(postgres, workspaceOf(ctx), ctx.params.policyID!));
+    },
+  );
+
+  api.add(
+    {
+      method: 'put',
+      path: '/:policyID',
+      summary: 'Change a policy',
+      description:
+        'Any subset of the fields. Read-only fields (policy_id, created_at, updated_at) are ignored. A policy that changes event or period, or is enabled again, restarts evaluation from the last closed bucket.',
+      body: updatePolicySchema,
+      responses: { 200: { description: 'The updated policy.', schema: policyResponseSchema }, ...errors },
+    },
+    async (ctx, { body }) => {
+      const { policy_id: _p, user_id: _u, workspace_id: _w, created_at: _c, updated_at: _up, ...changes } = body;
+      ctx.body = policyJson(await updatePolicy(postgres, workspaceOf(ctx), ctx.params.policyID!, changes));
+    },
+  );
+
+  api.add(
+    {
+      method: 'delete',
+      path: '/:policyID',
+      summary: 'Delete a policy',
+      description: 'It is no longer evaluated. Its alerts stay readable and can still be resolved or archived.',
+      responses: { 204: { description: 'Deleted.' }, ...errors },
+    },
+    async (ctx) => {
+      await deletePolicy(postgres, workspaceOf(ctx), ctx.params.policyID!);
+      ctx.status = 204;
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/:policyID/evaluate',
+      summary: 'Evaluate a policy now',
+      description:
+        'Evaluates the last bucket closed before `at` (default now) and applies the verdict: a breach raises or updates the open alert, a bucket that no longer breaches resolves it. Works on disabled policies too; the worker\'s own progress is not moved.',
+      body: evaluateBodySchema,
+      responses: { 200: { description: 'The verdict.', schema: evaluationResponseSchema }, ...errors },
+    },
+    async (ctx, { body }) => {
+      const at = body.at === undefined ? undefined : Date.parse(body.at);
+      const r = await evaluator.evaluateLastClosedBucket(workspaceOf(ctx), ctx.params.policyID!, at);
+      ctx.body = {
+        policy_id: r.policy_id,
+        bucket_start: new Date(r.bucket.start).toISOString(),
+        bucket_end: new Date(r.bucket.end).toISOString(),
+        value: r.value,
+        count: r.stats.count,
+        min: r.stats.min,
+        max: r.stats.max,
+        breached: r.breached,
+        alert: r.alert && alertJson(r.alert),
+      };
+    },
+  );
+
+  return api;
+}

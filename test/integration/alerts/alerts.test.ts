@@ -1,0 +1,151 @@
+import { expect } from 'chai';
+import { startTestService, type TestService } from '../../helpers/service.js';
+import { baseMinute, createEvent, createPolicy, IDLE_WORKER_ENV, ingestAt, MINUTE, outboxOf } from '../evaluation/helpers.js';
+
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+describe('alerts API', function () {
+  this.timeout(120_000);
+  let svc: TestService;
+  let token: string;
+  let otherToken: string;
+  const ws = 'alerts-ws';
+  let eventId: string;
+  const t0 = baseMinute();
+
+  before(async () => {
+    svc = await startTestService({ env: IDLE_WORKER_ENV });
+    token = await svc.tokenFor(ws);
+    otherToken = await svc.tokenFor('alerts-other-ws');
+    eventId = await createEvent(svc, token, 'errors', 'UTC', 'api');
+    await ingestAt(svc.stores, ws, 'errors', [[5, t0 + 1000], [7, t0 + 2000]], 'api');
+  });
+  after(() => svc.close());
+
+  /** A new policy that breaches, and its freshly triggered alert. */
+  async function triggeredAlert(): Promise<{ policyId: string; alert: any }> {
+    const policyId = await createPolicy(svc, token, { event_id: eventId, aggregate: 'max', condition: 'gte', threshold: 7, title: 'Errors', channel: 'ops', severity: 'critical' });
+    const res = await svc.request('POST', `/v1.0/policies/${policyId}/evaluate`, { token, body: { at: new Date(t0 + MINUTE).toISOString() } });
+    expect(res.status).to.equal(200);
+    expect(res.body.breached).to.equal(true);
+    return { policyId, alert: res.body.alert };
+  }
+  const act = (alertId: string, action: string, as = token) => svc.request('POST', `/v1.0/alerts/${alertId}/${action}`, { token: as });
+
+  it('shows the alert with its stream context, rule, result and lifecycle', async () => {
+    const { policyId, alert } = await triggeredAlert();
+    const read = await svc.request('GET', `/v1.0/alerts/${alert.alert_id}`, { token });
+    expect(read.status).to.equal(200);
+    expect(read.body).to.deep.equal(alert);
+    expect(read.body).to.include({
+      policy_id: policyId,
+      event_id: eventId,
+      agent: 'api',
+      event: 'errors',
+      title: 'Errors',
+      channel: 'ops',
+      period: 'minute',
+      aggregate: 'max',
+      condition: 'gte',
+      threshold: 7,
+      severity: 'critical',
+      value: 7,
+      count: 2,
+      min: 5,
+      max: 7,
+      status: 'triggered',
+      acknowledged_at: null,
+      resolved_at: null,
+      alerted_at: null,
+    });
+    expect(read.body.triggered_at).to.match(ISO_MS);
+  });
+
+  it('acknowledges, resolves and archives per the transition table, with 409 for any other move', async () => {
+    const { policyId, alert } = await triggeredAlert();
+    const id = alert.alert_id;
+    const ack = await act(id, 'acknowledge');
+    expect(ack.status).to.equal(200);
+    expect(ack.body).to.include({ status: 'acknowledged', resolved_at: null });
+    expect(ack.body.acknowledged_at).to.match(ISO_MS);
+    expect((await act(id, 'acknowledge')).status).to.equal(409);
+
+    const resolved = await act(id, 'resolve');
+    expect(resolved.status).to.equal(200);
+    expect(resolved.body).to.include({ status: 'resolved', acknowledged_at: ack.body.acknowledged_at });
+    expect(resolved.body.resolved_at).to.match(ISO_MS);
+    const conflict = await act(id, 'acknowledge');
+    expect(conflict.status).to.equal(409);
+    expect(conflict.body.error.code).to.equal('invalid_transition');
+    expect((await act(id, 'resolve')).status).to.equal(409);
+
+    const archived = await act(id, 'archive');
+    expect(archived.status).to.equal(200);
+    expect(archived.body.status).to.equal('archived');
+    for (const action of ['acknowledge', 'resolve', 'archive']) expect((await act(id, action)).status, action).to.equal(409);
+
+    // The manual resolve notified, with the alert as it was read right after.
+    const outbox = await outboxOf(svc.stores, policyId);
+    expect(outbox.map((o) => o.type)).to.deep.equal(['alert.triggered', 'alert.resolved']);
+    expect(outbox[1]!.alert).to.deep.equal(resolved.body);
+  });
+
+  it('resolves and archives straight from triggered', async () => {
+    const a = (await triggeredAlert()).alert.alert_id;
+    expect((await act(a, 'resolve')).body).to.include({ status: 'resolved', acknowledged_at: null });
+    const b = (await triggeredAlert()).alert.alert_id;
+    expect((await act(b, 'archive')).body).to.include({ status: 'archived', resolved_at: null });
+  });
+
+  it('answers 404 for a missing or foreign alert and 400 for a non-UUID id, changing nothing', async () => {
+    const { alert } = await triggeredAlert();
+    for (const action of ['acknowledge', 'resolve', 'archive']) {
+      expect((await act('0196f7a0-3c1e-7000-8000-00000000dead', action)).status).to.equal(404);
+      expect((await act(alert.alert_id, action, otherToken)).status).to.equal(404);
+      const bad = await act('not-a-uuid', action);
+      expect(bad.status).to.equal(400);
+      expect(bad.body.error.code).to.equal('invalid_id');
+    }
+    expect((await svc.request('GET', `/v1.0/alerts/${alert.alert_id}`, { token: otherToken })).status).to.equal(404);
+    expect((await svc.request('GET', '/v1.0/alerts', { token: otherToken })).body).to.deep.equal([]);
+    expect((await svc.request('GET', `/v1.0/alerts/${alert.alert_id}`, { token })).body.status).to.equal('triggered');
+  });
+
+  it('refuses a body on the lifecycle actions', async () => {
+    const { alert } = await triggeredAlert();
+    expect((await svc.request('POST', `/v1.0/alerts/${alert.alert_id}/acknowledge`, { token, body: { status: 'resolved' } })).status).to.equal(400);
+  });
+
+  it('lists newest first, filters by status, pages, and refuses an unknown status', async () => {
+    expect((await act((await triggeredAlert()).alert.alert_id, 'acknowledge')).status).to.equal(200);
+    const all = await svc.request('GET', '/v1.0/alerts', { token });
+    expect(all.status).to.equal(200);
+    const times = all.body.map((a: { triggered_at: string }) => a.triggered_at);
+    expect(times).to.deep.equal([...times].sort().reverse());
+    for (const status of ['triggered', 'acknowledged', 'resolved', 'archived']) {
+      const res = await svc.request('GET', `/v1.0/alerts?status=${status}`, { token });
+      expect(res.status).to.equal(200);
+      expect(res.body.length, status).to.be.above(0);
+      expect(res.body.every((a: { status: string }) => a.status === status), status).to.equal(true);
+    }
+    const page = await svc.request('GET', '/v1.0/alerts?limit=2&offset=1', { token });
+    expect(page.body.map((a: { alert_id: string }) => a.alert_id)).to.deep.equal(all.body.slice(1, 3).map((a: { alert_id: string }) => a.alert_id));
+    for (const bad of ['status=open', 'status=', 'limit=5000', 'offset=-2']) {
+      const res = await svc.request('GET', `/v1.0/alerts?${bad}`, { token });
+      expect(res.status, bad).to.equal(400);
+    }
+  });
+
+  it('keeps one open alert per policy: a breach with an open alert updates it, a new one follows a resolve', async () => {
+    const { policyId, alert } = await triggeredAlert();
+    const again = await svc.request('POST', `/v1.0/policies/${policyId}/evaluate`, { token, body: { at: new Date(t0 + MINUTE).toISOString() } });
+    expect(again.body.alert.alert_id).to.equal(alert.alert_id);
+    expect((await act(alert.alert_id, 'resolve')).status).to.equal(200);
+    const next = await svc.request('POST', `/v1.0/policies/${policyId}/evaluate`, { token, body: { at: new Date(t0 + MINUTE).toISOString() } });
+    expect(next.body.alert.alert_id).not.to.equal(alert.alert_id);
+    expect(next.body.alert.status).to.equal('triggered');
+    const clear = await svc.request('POST', `/v1.0/policies/${policyId}/evaluate`, { token, body: { at: new Date(t0 + 3 * MINUTE).toISOString() } });
+    expect(clear.body).to.include({ breached: false, value: null, count: 0 });
+    expect(clear.body.alert).to.equal(null);
+  });
+});

@@ -1,0 +1,74 @@
+// Shared set-up of the evaluation tests: a service whose own worker stays idle, logs written
+// at chosen instants straight through the ingest pipeline (the HTTP API would stamp them
+// relative to the real clock), and evaluators running on a clock the test sets.
+import { loadConfig } from '../../../src/config.js';
+import type { AlertJson } from '../../../src/alerts/representation.js';
+import { PolicyEvaluator } from '../../../src/evaluation/evaluator.js';
+import { newId } from '../../../src/ids.js';
+import { EventDirectory } from '../../../src/events/eventDirectory.js';
+import { LogIngestor } from '../../../src/ingest/logIngestor.js';
+import { createLogger } from '../../../src/logger.js';
+import { createMetrics } from '../../../src/metrics.js';
+import type { Stores } from '../../../src/stores/index.js';
+import type { TestService } from '../../helpers/service.js';
+
+export const MINUTE = 60_000;
+export const GRACE_MS = 5_000;
+/** The service's own worker would evaluate on the real clock; these tests drive evaluation themselves. */
+export const IDLE_WORKER_ENV = { EVAL_INTERVAL_MS: '86400000', EVAL_GRACE_MS: String(GRACE_MS) };
+
+/** A minute boundary two days back: inside every retention window, away from "now". */
+export function baseMinute(): number {
+  return Math.floor(Date.now() / 86_400_000) * 86_400_000 - 2 * 86_400_000 + 12 * 3_600_000;
+}
+
+export async function ingestAt(stores: Stores, workspaceId: string, event: string, points: readonly (readonly [number, number])[], agent = 'test'): Promise<void> {
+  const ingestor = new LogIngestor({
+    clickhouse: stores.clickhouse,
+    directory: new EventDirectory(stores.postgres),
+    config: loadConfig({}).ingest,
+    metrics: createMetrics(),
+    logger: createLogger('silent'),
+  });
+  await ingestor.ingest(
+    workspaceId,
+    points.map(([value, at]) => ({ logId: newId(), clientLogId: false, agent, event, value, occurredAt: at, meta: '' })),
+    Date.now(),
+  );
+}
+
+/** An evaluator whose clock reads `clock.now`. */
+export function evaluatorAt(stores: Stores, clock: { now: number }): PolicyEvaluator {
+  return new PolicyEvaluator({ postgres: stores.postgres, clickhouse: stores.clickhouse, graceMs: GRACE_MS, now: () => clock.now });
+}
+
+export async function createEvent(svc: TestService, token: string, event: string, timezone = 'UTC', agent = 'test'): Promise<string> {
+  const res = await svc.request('POST', '/v1.0/events', { token, body: { event, agent, timezone } });
+  if (res.status !== 201) throw new Error(`event: ${res.status} ${res.text}`);
+  return res.body.event_id;
+}
+
+export async function createPolicy(svc: TestService, token: string, body: Record<string, unknown>): Promise<string> {
+  const res = await svc.request('POST', '/v1.0/policies', { token, body: { title: 'p', severity: 'warning', period: 'minute', ...body } });
+  if (res.status !== 201) throw new Error(`policy: ${res.status} ${res.text}`);
+  return res.body.policy_id;
+}
+
+export async function alertsOf(svc: TestService, token: string, policyId: string): Promise<AlertJson[]> {
+  const res = await svc.request<AlertJson[]>('GET', '/v1.0/alerts?limit=1000', { token });
+  return res.body.filter((a) => a.policy_id === policyId);
+}
+
+export interface OutboxRow {
+  type: string;
+  alert_id: string;
+  policy_id: string;
+  alert: AlertJson;
+}
+
+export async function outboxOf(stores: Stores, policyId: string): Promise<OutboxRow[]> {
+  return stores.postgres.query<OutboxRow>(
+    'SELECT type, alert_id, policy_id, alert FROM alert_notifications WHERE policy_id = $1 ORDER BY created_at, notification_id',
+    [policyId],
+  );
+}
