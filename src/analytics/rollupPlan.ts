@@ -2,8 +2,8 @@
 // local days from the day rollup, whole UTC hours from the hour rollup, and the minute
 // rollup for the ragged edges. In zones with a half-hour offset (Asia/Kolkata) local days
 // start at :30 UTC, so their edges come from minutes and the rest from hours and days.
-import { localDayOf } from '../ingest/localDay.js';
 import type { TimeRange } from './windows.js';
+import { instantOf, wallTimeOf } from './zonedTime.js';
 
 export type RollupGrain = 'day' | 'hour' | 'minute';
 
@@ -14,12 +14,20 @@ const HOUR_MS = 3_600_000;
 /** The longest local day (25 hours) plus an hour of margin. */
 export const LONGEST_DAY_MS = 26 * HOUR_MS;
 
-/** Local midnights of `timezone` (day rollup buckets) in [from, to], oldest first. */
+/**
+ * Local midnights of `timezone` in [from, to], oldest first: the buckets of the day rollup,
+ * which the ingest path computes the same way (a skipped midnight gives the day's first
+ * instant). Computed here rather than with the ingest path's cache of recent days, which a
+ * month of days would flush.
+ */
 export function localMidnightsWithin(timezone: string, range: TimeRange): number[] {
-  const first = localDayOf(timezone, range.from);
+  const { year, month, day } = wallTimeOf(timezone, range.from);
   const midnights: number[] = [];
-  for (let t = first.start === range.from ? first.start : first.end; t <= range.to; t = localDayOf(timezone, t).end) midnights.push(t);
-  return midnights;
+  for (let d = day; ; d++) {
+    const midnight = instantOf(timezone, { year, month, day: d, hour: 0, minute: 0 });
+    if (midnight > range.to) return midnights;
+    if (midnight >= range.from) midnights.push(midnight);
+  }
 }
 
 /** Hours inside [from, to), and the minutes on either side of them. */

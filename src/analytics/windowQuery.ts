@@ -15,8 +15,8 @@ import type { TimeRange } from './windows.js';
 
 const TABLES: Readonly<Record<RollupGrain, string>> = { day: 'rollup_day', hour: 'rollup_hour', minute: 'rollup_minute' };
 
-export const CURRENT = 0;
-export const PREVIOUS = 1;
+const CURRENT = 0;
+const PREVIOUS = 1;
 const MISALIGNED_DAY = 2;
 /** Rows read to check their alignment only. */
 const OUTSIDE = 3;
@@ -40,10 +40,11 @@ export interface WindowQueryResult {
   readonly misalignedDayRows: number;
 }
 
+/** One row per window label; 64-bit integers arrive as JSON numbers (SESSION_SETTINGS). */
 interface Row {
   w: number;
-  rows: string;
-  n: string;
+  rows: number;
+  n: number;
   s: number;
   sd: number;
 }
@@ -87,7 +88,7 @@ function tableSelect(params: Params, grain: RollupGrain, plans: readonly [Rollup
     WHERE r.workspace_id = {ws:String} AND r.event_id = {event:UUID} AND (${where})`;
 }
 
-export function windowQuerySql(plans: readonly [RollupPlan, RollupPlan], check: DayAlignmentCheck | null): { sql: string; params: Record<string, unknown> } {
+function windowQuerySql(plans: readonly [RollupPlan, RollupPlan], check: DayAlignmentCheck | null): { sql: string; params: Record<string, unknown> } {
   const params = new Params();
   const selects = (['day', 'hour', 'minute'] as const).map((grain) => tableSelect(params, grain, plans, check)).filter((s) => s !== null);
   const sql = `
@@ -112,8 +113,8 @@ export async function queryWindowTotals(
   const rows = await result.json<Row>();
   const totalsOf = (window: number): WindowTotals => {
     const row = rows.find((r) => r.w === window);
-    return row ? { count: Number(row.n), value: row.s, stddev: row.sd } : EMPTY;
+    return row ? { count: row.n, value: row.s, stddev: row.sd } : EMPTY;
   };
   const misaligned = rows.find((r) => r.w === MISALIGNED_DAY);
-  return { totals: [totalsOf(CURRENT), totalsOf(PREVIOUS)], misalignedDayRows: misaligned ? Number(misaligned.rows) : 0 };
+  return { totals: [totalsOf(CURRENT), totalsOf(PREVIOUS)], misalignedDayRows: misaligned?.rows ?? 0 };
 }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { planRollupReads, type RollupPlan } from '../../../src/analytics/rollupPlan.js';
+import { localMidnightsWithin, planRollupReads, type RollupPlan } from '../../../src/analytics/rollupPlan.js';
+import { localDayStart } from '../../../src/ingest/localDay.js';
 
 const range = (from: string, to: string) => ({ from: Date.parse(from), to: Date.parse(to) });
 const shown = (plan: RollupPlan) =>
@@ -47,5 +48,16 @@ describe('rollup read plan', () => {
       hour: [],
       minute: ['11-16T10:00→11-16T10:21'],
     });
+  });
+});
+
+describe('local midnights', () => {
+  it('are the day buckets the ingest path writes, through a year, in zones with DST, half-hour offsets and skipped midnights', () => {
+    for (const timezone of ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'America/Santiago', 'Australia/Lord_Howe', 'Asia/Gaza']) {
+      const year = range('2026-01-01T00:00Z', '2027-01-01T00:00Z');
+      const fromIngest: number[] = [];
+      for (let t = localDayStart(timezone, year.from); t <= year.to; t = localDayStart(timezone, t + 26 * 3_600_000)) if (t >= year.from) fromIngest.push(t);
+      expect(localMidnightsWithin(timezone, year), timezone).to.deep.equal(fromIngest);
+    }
   });
 });
