@@ -27,6 +27,7 @@ describe('delivery channels', function () {
         SMTP_URL: smtp.url,
         EMAIL_FROM: 'alerts@alertmon.test',
         DELIVERY_POLL_INTERVAL_MS: '50',
+        DELIVERY_RETRY_SCHEDULE_MS: '100,100,100,100,100',
       },
     });
     token = await svc.tokenFor(WS, 'owner@example.com');
@@ -115,6 +116,23 @@ describe('delivery channels', function () {
     expect(request.json).to.include({ chat_id: '@ops' });
     expect(request.json.text).to.contain('[CRITICAL] High latency');
     expect(attempt.target).to.equal(`${provider.origin}/bot555:…/sendMessage?chat_id=@ops`);
+  });
+
+  it('telegram and discord: the wait a 429 asks for in its JSON answer is honoured', async () => {
+    const cases = [
+      [{ channel: 'telegram', credentials: { bot_token: '555:botToken', chat_id: 1 } }, { ok: false, error_code: 429, description: 'Too Many Requests: retry after 2', parameters: { retry_after: 2 } }],
+      [{ channel: 'discord', url: `${provider.origin}/api/webhooks/99/discordToken` }, { message: 'You are being rate limited.', retry_after: 1.5, global: false }],
+    ] as const;
+    for (const [destination, answer] of cases) {
+      await onlyDestination(destination);
+      provider.answerNext({ status: 429, body: answer });
+      const { alertId } = await raiseAlert(svc.stores.postgres, WS, policy);
+      const attempts = await deliveredAttempts(alertId, 1);
+      const failed = attempts.find((a: { attempt: number }) => a.attempt === 1);
+      expect(failed, destination.channel).to.include({ status: 'failed', response_status: 429 });
+      const waitedMs = Date.parse(failed.next_attempt_at) - Date.parse(failed.updated_at);
+      expect(waitedMs, destination.channel).to.be.at.least(destination.channel === 'telegram' ? 1_990 : 1_490);
+    }
   });
 
   it('email: to the given address, or the workspace owner, with a subject and a text body', async () => {
