@@ -2,6 +2,8 @@
 // Runs an analyst's read-only query on ClickHouse: through the admin API when the service
 // runs (the embedded engine lives in its process), else on the stores directly.
 import { parseArgs } from 'node:util';
+import { runAnalystQuery } from '../src/analytics/analystSql.js';
+import { AppError } from '../src/errors.js';
 import { configOrExit, fail, postToAdminApi, withStores } from './lib/adminOrStores.js';
 
 type Row = Record<string, unknown>;
@@ -17,16 +19,16 @@ const query = parsed.positionals.join(' ').trim();
 if (query === '') fail(usage);
 
 const config = configOrExit();
-let rows = await postToAdminApi<Row[]>(config, '/sql', { query });
-if (rows === null) {
-  rows = await withStores(config, async (stores) => {
+const rows =
+  (await postToAdminApi<Row[]>(config, '/sql', { query })) ??
+  (await withStores(config, async (stores) => {
     try {
-      return await stores.clickhouse.queryReadonly(query);
+      return await runAnalystQuery(stores.clickhouse, query);
     } catch (err) {
-      fail(err instanceof Error ? err.message.split('\n')[0]! : String(err));
+      if (err instanceof AppError) fail(err.message);
+      throw err;
     }
-  });
-}
+  }));
 process.stdout.write(parsed.values.json ? rows.map((r) => JSON.stringify(r)).join('\n') + '\n' : table(rows));
 
 /** Rows as an aligned text table, like a SQL console. */

@@ -63,7 +63,14 @@ export async function startService(config: Config, logger: Logger, options: Star
     }
     const url = baseUrl(main, config.host);
     const logsUrl = logsServer && baseUrl(logsServer, config.host);
-    logger.info('listening', { url, logs_url: logsUrl, role: config.role, clickhouse: stores.clickhouse.mode, postgres: stores.postgres.mode });
+    logger.info('listening', {
+      url,
+      logs_url: logsUrl,
+      role: config.role,
+      clickhouse: stores.clickhouse.mode,
+      postgres: stores.postgres.mode,
+      clickhouse_analyst_user: stores.clickhouse.analystUser,
+    });
 
     let closing: Promise<void> | null = null;
     return {

@@ -62,7 +62,7 @@ export async function withStores<T>(config: Config, task: (stores: Stores) => Pr
     const owner = dataDirOwner(options.lockDir);
     if (owner !== null) {
       fail(
-        `The service (pid ${owner}) holds DATA_DIR ${options.lockDir}. Set ADMIN_TOKEN to the service's ` +
+        `The service (${owner.pid === null ? 'another process' : `pid ${owner.pid}`}) holds DATA_DIR ${options.lockDir}. Set ADMIN_TOKEN to the service's ` +
           `admin token so that this command goes through its admin API.`,
       );
     }

@@ -14,6 +14,11 @@ const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormat
 function createAjv(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: true, coerceTypes, useDefaults: false, allowUnionTypes: true });
   addFormats(ajv);
+  // RFC 3339 allows a leap second (23:59:60), which JavaScript's Date cannot represent, and
+  // handlers read date-times with Date.parse: a date-time is valid only when it is also a
+  // JavaScript instant, so none reaches a store as NaN (a leap second in `from` was a 500).
+  const rfc3339 = ajv.formats['date-time'] as { validate: (value: string) => boolean };
+  ajv.addFormat('date-time', { type: 'string', validate: (value: string) => rfc3339.validate(value) && Number.isFinite(Date.parse(value)) });
   return ajv;
 }
 
@@ -35,7 +40,7 @@ const PATTERN_MESSAGES: Record<string, string> = {
 };
 
 const FORMAT_MESSAGES: Record<string, string> = {
-  'date-time': 'must be an ISO 8601 date-time with a timezone, e.g. 2026-11-21T14:04:00Z',
+  'date-time': 'must be an ISO 8601 date-time with a timezone (seconds 00-59), e.g. 2026-11-21T14:04:00Z',
   email: 'must be a valid email address',
 };
 

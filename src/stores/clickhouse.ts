@@ -4,6 +4,7 @@
 // chDB runs each connection as one session and applies per-query settings as session-wide
 // SETs, so it ignores the client's `database` option: we `USE` the database once per
 // connection, and the read-only analyst path gets a connection of its own.
+import { createHmac } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 
@@ -24,8 +25,13 @@ export interface ClickHouseStore {
   readonly database: string;
   /** Client whose default database is `database`. */
   readonly client: ClickHouseClient;
-  /** Runs an analyst's query on a read-only session with ANALYST_LIMITS; returns its rows. */
-  queryReadonly(sql: string): Promise<Record<string, unknown>[]>;
+  /**
+   * Runs one statement on the analysts' read-only session (ANALYST_LIMITS) and returns its
+   * rows. Unchecked: analysts' own SQL goes through runAnalystQuery (src/analytics/analystSql.ts).
+   */
+  analystQuery(sql: string, params?: Record<string, unknown>): Promise<Record<string, unknown>[]>;
+  /** The ClickHouse user the analyst session runs as, when it is not the service's own (server mode). */
+  readonly analystUser: string | null;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -66,12 +72,22 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
         request_timeout: 120_000,
       });
     const bootstrap = connect('default', {});
+    let analyst: AnalystCredentials | null;
     try {
       await bootstrap.command({ query: 'CREATE DATABASE IF NOT EXISTS {db:Identifier}', query_params: { db: database } });
+      analyst = await ensureAnalystUser(bootstrap, database, options.password);
     } finally {
       await bootstrap.close();
     }
-    return store('server', database, connect(database, SESSION_SETTINGS), connect(database, ANALYST_SETTINGS));
+    const analystClient = createClient({
+      url: options.url,
+      username: analyst?.user ?? options.user,
+      password: analyst?.password ?? options.password,
+      database,
+      clickhouse_settings: ANALYST_SETTINGS,
+      request_timeout: 120_000,
+    });
+    return store('server', database, connect(database, SESSION_SETTINGS), analystClient, analyst?.user ?? null);
   }
 
   const { createChdbConnection } = await import('chdb/connection');
@@ -87,7 +103,38 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
     await client.command({ query: 'SELECT 1', clickhouse_settings: settings });
     return client;
   };
-  return store('embedded', database, await session(SESSION_SETTINGS), await session(ANALYST_SETTINGS));
+  return store('embedded', database, await session(SESSION_SETTINGS), await session(ANALYST_SETTINGS), null);
+}
+
+interface AnalystCredentials {
+  readonly user: string;
+  readonly password: string;
+}
+
+const quoteIdentifier = (name: string) => '`' + name.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
+
+/**
+ * A ClickHouse user for the analysts' SQL whose only grant is SELECT on this database, so
+ * that the server itself refuses files, URLs, other databases and KILL QUERY whatever the
+ * query check lets through. Its password is derived from the service's own (every process
+ * with the same configuration derives the same one). Null when the service's user may not
+ * manage users: the analyst session then runs as the service's user, read-only.
+ */
+async function ensureAnalystUser(client: ClickHouseClient, database: string, password: string): Promise<AnalystCredentials | null> {
+  const user = `${database}_analyst`;
+  const analystPassword = createHmac('sha256', password).update(`alertmon analyst of ${database}`).digest('hex');
+  const name = quoteIdentifier(user);
+  try {
+    // The password is hex, safe inside quotes; CREATE USER takes no query parameters.
+    const identified = `IDENTIFIED WITH sha256_password BY '${analystPassword}' DEFAULT DATABASE ${quoteIdentifier(database)}`;
+    await client.command({ query: `CREATE USER IF NOT EXISTS ${name} ${identified}` });
+    await client.command({ query: `ALTER USER ${name} ${identified}` });
+    await client.command({ query: `REVOKE ALL ON *.* FROM ${name}` });
+    await client.command({ query: `GRANT SELECT ON ${quoteIdentifier(database)}.* TO ${name}` });
+    return { user, password: analystPassword };
+  } catch {
+    return null;
+  }
 }
 
 function store(
@@ -95,15 +142,29 @@ function store(
   database: string,
   client: ClickHouseClient,
   analyst: ClickHouseClient,
+  analystUser: string | null,
 ): ClickHouseStore {
   let closed: Promise<void> | null = null;
   return {
     mode,
     database,
     client,
-    async queryReadonly(sql) {
-      const result = await analyst.query({ query: sql, format: 'JSONEachRow' });
-      return result.json<Record<string, unknown>>();
+    analystUser,
+    // exec sends the statement as it is: query() would append a FORMAT clause, which an
+    // EXPLAIN passes on to the SELECT inside it. default_format sets the output instead.
+    async analystQuery(sql, params) {
+      const result = await analyst.exec({
+        query: sql,
+        ...(params === undefined ? {} : { query_params: params }),
+        clickhouse_settings: { default_format: 'JSONEachRow' },
+      });
+      const chunks: Buffer[] = [];
+      for await (const chunk of result.stream) chunks.push(Buffer.from(chunk as Uint8Array));
+      return Buffer.concat(chunks)
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
     },
     async ping() {
       const result = await client.ping();

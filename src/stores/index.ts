@@ -42,7 +42,7 @@ export function storeOptions(config: Config): OpenStoresOptions {
 }
 
 export async function openStores(options: OpenStoresOptions): Promise<Stores> {
-  const lock: DataDirLock | null = options.lockDir === undefined ? null : lockDataDir(options.lockDir);
+  const lock: DataDirLock | null = options.lockDir === undefined ? null : await lockDataDir(options.lockDir);
   const opened: { clickhouse?: ClickHouseStore; postgres?: PostgresStore } = {};
   const closeAll = async () => {
     await Promise.allSettled([opened.clickhouse?.close(), opened.postgres?.close()]);

@@ -1,6 +1,14 @@
 // One Postgres interface for both modes. Both go through `pg`, so result types, error codes
 // and SQL are identical: a server through a pg.Pool, or embedded PGlite served to a
 // one-connection pg.Pool over a private Unix socket (pglite-socket).
+//
+// No statement's failure may cost the next caller its connection. pg-pool's own
+// `pool.query` discards the connection after *any* error, a unique violation included; with
+// the one embedded connection the replacement then raced the old socket's close against the
+// socket server's connection cap, and the next caller got EPIPE (issue 7). So a connection is
+// kept after an error the server reported (it answered, and the session is in sync again once
+// it is ready for the next query) and replaced only after a connection-level failure, and a
+// session is never handed back inside a transaction.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -50,7 +58,9 @@ async function openEmbedded(dir: string): Promise<PostgresStore> {
   const db = await PGlite.create(dir);
   // A socket in a fresh 0700 temp folder: reachable only by this user, never on the network.
   const socketDir = await mkdtemp(path.join(os.tmpdir(), 'alertmon-pg-'));
-  const server = new PGLiteSocketServer({ db, path: path.join(socketDir, '.s.PGSQL.5432') });
+  // Room for a replacement connection while a discarded one is still closing (Node refuses
+  // connections past the cap outright); the pool below still uses one at a time.
+  const server = new PGLiteSocketServer({ db, path: path.join(socketDir, '.s.PGSQL.5432'), maxConnections: 4 });
   await server.start();
   // PGlite is one session: a single pooled connection keeps every transaction whole.
   const pool = new pg.Pool({
@@ -70,36 +80,76 @@ async function openEmbedded(dir: string): Promise<PostgresStore> {
   });
 }
 
+/** A failure of the connection rather than of the statement: the server did not answer, or ended the session. */
+function isConnectionFailure(err: unknown): boolean {
+  if (!(err instanceof pg.DatabaseError)) return true;
+  return err.code?.startsWith('08') === true || err.severity === 'FATAL' || err.severity === 'PANIC';
+}
+
+/** Thrown when a transaction ended without committing although no statement of it threw. */
+export class TransactionRolledBackError extends Error {
+  constructor() {
+    super('the transaction was rolled back by the server (a statement in it failed and its error was caught)');
+    this.name = 'TransactionRolledBackError';
+  }
+}
+
+type Run = <R extends object>(text: string, params?: readonly unknown[]) => Promise<pg.QueryResult<R>>;
+
 function poolStore(mode: PostgresStore['mode'], pool: pg.Pool, shutdown: () => Promise<void>): PostgresStore {
   // An idle client that fails (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   let closed: Promise<void> | null = null;
+
+  /**
+   * Runs fn with a checked-out connection. The connection goes back to the pool unless one
+   * of its statements failed at the connection level or it could not be brought back outside
+   * a transaction; then it is closed and the pool opens a new one for the next caller.
+   */
+  async function withClient<T>(fn: (run: Run) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    const run: Run = async (text, params = []) => {
+      try {
+        return await client.query(text, params as unknown[]);
+      } catch (err) {
+        if (isConnectionFailure(err)) broken ??= err as Error;
+        throw err;
+      }
+    };
+    try {
+      return await fn(run);
+    } finally {
+      // The status comes from the last ReadyForQuery, so after a statement that failed outside
+      // a transaction it still reads idle ('I'); the pool's next user waits for that message.
+      if (broken === undefined && client.getTransactionStatus() !== 'I') await run('ROLLBACK').catch(() => {});
+      client.release(broken ?? (client.getTransactionStatus() === 'I' ? undefined : new Error('left in a transaction')));
+    }
+  }
+
   return {
     mode,
-    async query<R extends object>(text: string, params: readonly unknown[] = []) {
-      return (await pool.query(text, params as unknown[])).rows as R[];
+    query<R extends object>(text: string, params: readonly unknown[] = []) {
+      return withClient(async (run) => (await run<R>(text, params)).rows);
     },
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const tx: Queryable = {
-          async query<R extends object>(text: string, params: readonly unknown[] = []) {
-            return (await client.query(text, params as unknown[])).rows as R[];
-          },
-        };
-        const result = await fn(tx);
-        await client.query('COMMIT');
+    transaction<T>(fn: (tx: Queryable) => Promise<T>) {
+      return withClient(async (run) => {
+        await run('BEGIN');
+        let result: T;
+        try {
+          result = await fn({ query: async <R extends object>(text: string, params?: readonly unknown[]) => (await run<R>(text, params)).rows });
+        } catch (err) {
+          await run('ROLLBACK').catch(() => {}); // if it fails, withClient discards the connection
+          throw err;
+        }
+        // COMMIT of a transaction that a failed statement aborted answers ROLLBACK, not an error.
+        const commit = await run('COMMIT');
+        if (commit.command !== 'COMMIT') throw new TransactionRolledBackError();
         return result;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw err;
-      } finally {
-        client.release();
-      }
+      });
     },
     async ping() {
-      await pool.query('SELECT 1');
+      await this.query('SELECT 1');
     },
     close() {
       closed ??= shutdown();

@@ -2,7 +2,8 @@
 // (the embedded engine lives inside this process). Guarded by ADMIN_TOKEN; absent without it.
 import type { Middleware } from 'koa';
 import { issueToken, secretsEqual } from '../../auth/tokens.js';
-import { invalid, notFound, unauthorized } from '../../errors.js';
+import { runAnalystQuery } from '../../analytics/analystSql.js';
+import { notFound, unauthorized } from '../../errors.js';
 import type { Stores } from '../../stores/index.js';
 import { ApiRouter } from '../apiRouter.js';
 import type { AppState } from '../context.js';
@@ -52,18 +53,15 @@ export function adminRoutes(adminToken: string | null, stores: Stores): ApiRoute
         method: 'post',
         path: '/sql',
         auth: 'admin',
-        summary: 'Run a read-only SQL query on ClickHouse',
-        description: 'The session is readonly=1 with bounded result size and time.',
+        summary: 'Run one read-only SELECT on ClickHouse',
+        description:
+          'Exactly one SELECT (or an EXPLAIN of one) over the service database: no table functions, other databases, ' +
+          'or functions that read files or dictionaries (400 sql_not_allowed). readonly=1, at most 10,000 rows and 30 s.',
         body: analystQuerySchema,
         responses: { 200: { description: 'The rows.', schema: analystRowsSchema }, ...adminErrors },
       },
       async (ctx, { body }) => {
-        try {
-          ctx.body = await stores.clickhouse.queryReadonly(body.query);
-        } catch (err) {
-          const message = err instanceof Error ? err.message.split('\n')[0]!.trim() : String(err);
-          throw invalid('sql_error', message);
-        }
+        ctx.body = await runAnalystQuery(stores.clickhouse, body.query);
       },
     );
 }

@@ -1,10 +1,7 @@
 import { expect } from 'chai';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { DataDirBusyError, lockDataDir } from '../../../src/stores/dataDirLock.js';
 import { openStores } from '../../../src/stores/index.js';
 import { UNIQUE_VIOLATION, sqlState } from '../../../src/stores/postgres.js';
-import { freshStoreOptions, postgresMode, testRoot } from '../../helpers/stores.js';
+import { freshStoreOptions, postgresMode } from '../../helpers/stores.js';
 
 describe(`stores (Postgres ${postgresMode}, ClickHouse embedded)`, () => {
   it('keep their data across a close and reopen', async () => {
@@ -51,10 +48,10 @@ describe(`stores (Postgres ${postgresMode}, ClickHouse embedded)`, () => {
   it('keep the ClickHouse analyst session read-only', async () => {
     const stores = await openStores(await freshStoreOptions());
     try {
-      expect(await stores.clickhouse.queryReadonly('SELECT 1 + 1 AS two')).to.deep.equal([{ two: 2 }]);
+      expect(await stores.clickhouse.analystQuery('SELECT 1 + 1 AS two')).to.deep.equal([{ two: 2 }]);
       let caught: unknown;
       try {
-        await stores.clickhouse.queryReadonly('CREATE TABLE sneaky (x UInt8) ENGINE = Memory');
+        await stores.clickhouse.analystQuery('CREATE TABLE sneaky (x UInt8) ENGINE = Memory');
       } catch (err) {
         caught = err;
       }
@@ -66,17 +63,3 @@ describe(`stores (Postgres ${postgresMode}, ClickHouse embedded)`, () => {
     }
   });
 });
-
-describe('data directory lock', () => {
-  it('refuses a second owner and takes over a stale lock', () => {
-    const dir = mkdtempSync(path.join(testRoot, 'lock-'));
-    const lock = lockDataDir(dir);
-    expect(() => lockDataDir(dir)).to.throw(DataDirBusyError);
-    lock.release();
-    lockDataDir(dir).release();
-    // A lock file left by a process that no longer exists.
-    writeFileSync(path.join(dir, 'alertmon.lock'), '999999999');
-    lockDataDir(dir).release();
-  });
-});
-
