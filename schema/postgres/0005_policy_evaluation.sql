@@ -6,6 +6,11 @@
 -- in the transaction that applies a bucket's verdict, so no bucket is skipped or repeated.
 ALTER TABLE policies ADD COLUMN IF NOT EXISTS evaluated_until timestamptz;
 
+-- The worker rewrites evaluated_until of every minute policy every minute. With room left
+-- in each page, that update stays on the row's page and touches no index (a HOT update),
+-- and the old versions are pruned as pages are read: embedded PGlite runs no autovacuum.
+ALTER TABLE policies SET (fillfactor = 50);
+
 -- A lease that lets one worker process at a time run an evaluation cycle: the others skip
 -- the cycle instead of doing the same ClickHouse reads. A lease that expires (a worker
 -- that died mid-cycle) is taken over by the next worker.

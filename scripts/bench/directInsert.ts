@@ -1,10 +1,10 @@
 // The ceiling to compare the service with: the same rows written straight into a fresh
 // embedded ClickHouse (same schema, materialized views included) in large bulk inserts,
 // in the line format of src/ingest/logWriter.ts. Only the inserts are timed.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { queuedRow, type NewLogRecord } from '../../src/ingest/logWriter.js';
+import { insertLogs, queuedRow, type NewLogRecord } from '../../src/ingest/logWriter.js';
 import { openClickHouse, type ClickHouseStore } from '../../src/stores/clickhouse.js';
 import { migrateClickHouse } from '../../src/stores/migrations.js';
 import type { LogRecordBody, RequestBatch } from './dataset.js';
@@ -17,9 +17,6 @@ export interface DirectInsertResult {
   readonly storedRows: number;
 }
 
-// Same columns, in the same order, as LogWriter's INSERT.
-const INSERT_LOGS =
-  'INSERT INTO logs (workspace_id, event_id, agent, event, log_id, value, occurred_at, received_at, day_start, meta) FORMAT JSONCompactEachRow';
 const WORKSPACE_ID = 'bench';
 const DAY_SECONDS = 86_400;
 
@@ -46,7 +43,8 @@ export async function measureDirectInsert(batches: readonly RequestBatch[], rows
 async function timedInsert(clickhouse: ClickHouseStore, lines: readonly string[]): Promise<number> {
   const text = lines.join('\n') + '\n';
   const started = performance.now();
-  const result = await clickhouse.client.exec({ query: INSERT_LOGS, values: Readable.from([text]) });
+  // LogWriter's INSERT, deduplication token included.
+  const result = await clickhouse.client.exec({ query: insertLogs(randomUUID()), values: Readable.from([text]) });
   result.stream.resume();
   return performance.now() - started;
 }

@@ -42,6 +42,17 @@ function withResult(alert: Alert, b: EvaluatedBucket, now: Date): Alert {
   };
 }
 
+function sameResult(alert: Alert, b: EvaluatedBucket): boolean {
+  return (
+    alert.value === b.value &&
+    alert.count === b.stats.count &&
+    alert.min === b.stats.min &&
+    alert.max === b.stats.max &&
+    alert.bucket_start.getTime() === b.bucket.start &&
+    alert.bucket_end.getTime() === b.bucket.end
+  );
+}
+
 function raisedAlert(t: EvaluationTarget, b: EvaluatedBucket, now: Date): Alert {
   const blank: Alert = {
     alert_id: newId(),
@@ -92,8 +103,12 @@ export function alertChangesFor(target: EvaluationTarget, open: Alert | null, bu
         notifications.push({ type: 'alert.triggered', alert: current, at: now });
         break;
       case 'update':
-        current = withResult(current!, b, now);
-        record(current, current.alert_id === open?.alert_id);
+        // An open bucket re-checked every cycle often brings nothing new: no write then.
+        if (sameResult(current!, b)) latest = current;
+        else {
+          current = withResult(current!, b, now);
+          record(current, current.alert_id === open?.alert_id);
+        }
         break;
       case 'resolve': {
         const resolve = TRANSITIONS.resolve;

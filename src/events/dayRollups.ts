@@ -5,6 +5,9 @@
 // Minute rollups live 90 days. An event created in the last 60 days has all its data there
 // (logs are accepted at most 30 days late) and is rebuilt whole; an older one is rebuilt
 // from its first day row within the last 89 days, and older days keep their buckets.
+//
+// The rebuild is not deduplicated: rollup_day keeps recent block ids (migration 0004), and
+// a rebuild identical to an earlier one must still be written after the DELETE.
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 
 /** Every column of rollup_day, named so that a column added to the table cannot shift the others. */
@@ -51,7 +54,7 @@ export async function rebucketDayRollups(
     query_params: params,
   });
   await clickhouse.client.command({
-    query: `INSERT INTO rollup_day (${DAY_ROW_COLUMNS.join(', ')}) ${DAY_ROWS_FROM_MINUTES}`,
+    query: `INSERT INTO rollup_day (${DAY_ROW_COLUMNS.join(', ')}) SETTINGS insert_deduplicate = 0 ${DAY_ROWS_FROM_MINUTES}`,
     query_params: params,
   });
 }

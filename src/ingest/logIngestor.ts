@@ -10,7 +10,8 @@ import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { EventDirectory, ResolvedPair } from '../events/eventDirectory.js';
 import { GroupCommitQueue, QueueFullError } from './groupCommitQueue.js';
-import { LogWriter, queuedRow, RowsRefusedError, type NewLogRecord, type QueuedLogRow } from './logWriter.js';
+import { LogWriter, queuedRow, type NewLogRecord, type QueuedLogRow } from './logWriter.js';
+import { RowsRefusedError } from './rowsRefused.js';
 
 export interface LogIngestorDeps {
   readonly clickhouse: ClickHouseStore;
@@ -32,7 +33,7 @@ export class LogIngestor {
   private readonly queue: GroupCommitQueue<QueuedLogRow>;
 
   constructor(private readonly deps: LogIngestorDeps) {
-    this.writer = new LogWriter(deps.clickhouse, deps.directory, deps.metrics, deps.config.dedupMaxIds);
+    this.writer = new LogWriter(deps.clickhouse, deps.directory, deps.metrics, deps.config.dedupMaxIds, deps.logger);
     this.queue = new GroupCommitQueue<QueuedLogRow>({
       maxPendingRows: deps.config.queueMaxRecords,
       maxBatchRows: deps.config.batchMaxRecords,
@@ -53,8 +54,9 @@ export class LogIngestor {
   /** Stores the records; resolves when they are in ClickHouse. Throws 400 or 503 when it cannot take them. */
   async ingest(workspaceId: string, records: readonly NewLogRecord[], receivedAt: number): Promise<void> {
     if (records.length === 0) return;
-    // Refuse before creating event definitions: an overloaded answer changes nothing.
-    if (this.queue.pendingRows + records.length > this.deps.config.queueMaxRecords) throw this.overloaded(records.length);
+    // Refuse before creating event definitions: an overloaded answer changes nothing. Rows of
+    // failed inserts waiting to be completed count too: while ClickHouse fails, memory stays bounded.
+    if (this.queue.pendingRows + this.writer.unsettledRows + records.length > this.deps.config.queueMaxRecords) throw this.overloaded(records.length);
 
     const eventIds = await this.resolvePairs(workspaceId, records);
     const receivedIso = new Date(receivedAt).toISOString();
@@ -79,14 +81,21 @@ export class LogIngestor {
     }
   }
 
-  /** Runs fn between two inserts (no insert runs meanwhile), e.g. to re-bucket day rollups. */
+  /**
+   * Runs fn between two inserts (no insert runs meanwhile), e.g. to re-bucket day rollups;
+   * a failed insert is completed first, so that fn sees every table agree.
+   */
   runExclusive<R>(fn: () => Promise<R>): Promise<R> {
-    return this.queue.runExclusive(fn);
+    return this.queue.runExclusive(async () => {
+      await this.writer.completeUnsettled();
+      return fn();
+    });
   }
 
-  /** Stores everything still queued (shutdown). */
-  drain(): Promise<void> {
-    return this.queue.drain();
+  /** Stores everything still queued, and completes failed inserts if it can (shutdown). */
+  async drain(): Promise<void> {
+    await this.queue.drain();
+    await this.writer.completeUnsettled().catch((err: unknown) => this.deps.logger.error('a failed log insert could not be completed before shutdown', { err }));
   }
 
   /** The event definition of each (agent, event) pair of the batch, created when new. */

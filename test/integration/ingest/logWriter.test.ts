@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { EventDirectory } from '../../../src/events/eventDirectory.js';
 import { LogWriter, queuedRow, type QueuedLogRow } from '../../../src/ingest/logWriter.js';
+import { createLogger } from '../../../src/logger.js';
 import { createMetrics } from '../../../src/metrics.js';
 import { openStores, type Stores } from '../../../src/stores/index.js';
 import { queryRows } from '../../helpers/logs.js';
@@ -23,7 +24,7 @@ describe('log writer with concurrent inserts', function () {
     (await queryRows<{ value: number }>(stores.clickhouse, "SELECT value FROM logs WHERE workspace_id = 'writer-ws' ORDER BY value")).map((r) => r.value);
 
   it('stores a record itself when the running insert that held its id fails', async () => {
-    const writer = new LogWriter(stores.clickhouse, new EventDirectory(stores.postgres), createMetrics(), 1_000_000);
+    const writer = new LogWriter(stores.clickhouse, new EventDirectory(stores.postgres), createMetrics(), 1_000_000, createLogger('silent'));
     const shared = randomUUID();
     // The first insert fails in ClickHouse: its other row names an event id that is no UUID.
     const valid = row(randomUUID(), 99);
@@ -40,7 +41,7 @@ describe('log writer with concurrent inserts', function () {
   });
 
   it('stores each id once, without waiting in a circle, when a failed insert is followed by two that share its ids', async () => {
-    const writer = new LogWriter(stores.clickhouse, new EventDirectory(stores.postgres), createMetrics(), 1_000_000);
+    const writer = new LogWriter(stores.clickhouse, new EventDirectory(stores.postgres), createMetrics(), 1_000_000, createLogger('silent'));
     const [x, z] = [randomUUID(), randomUUID()];
     const valid = row(randomUUID(), 99);
     const failing = writer.write([[row(z, 30), { ...valid, head: valid.head.replace(eventId, 'not-a-uuid') }]]);
@@ -54,7 +55,7 @@ describe('log writer with concurrent inserts', function () {
   });
 
   it('counts a record once when two running inserts carry its id', async () => {
-    const writer = new LogWriter(stores.clickhouse, new EventDirectory(stores.postgres), createMetrics(), 1_000_000);
+    const writer = new LogWriter(stores.clickhouse, new EventDirectory(stores.postgres), createMetrics(), 1_000_000, createLogger('silent'));
     const shared = randomUUID();
     const before = (await storedValues()).length;
     await Promise.all([writer.write([[row(shared, 10)]]), writer.write([[row(shared, 10)]])]);

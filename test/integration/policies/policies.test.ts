@@ -149,6 +149,20 @@ describe('policies API', function () {
     }
   });
 
+  it('validates the evaluate body: an ISO `at`, nothing else', async () => {
+    const created = (await create(full())).body;
+    const path = `/v1.0/policies/${created.policy_id}/evaluate`;
+    for (const body of [{ at: 'yesterday' }, { at: 5 }, { when: '2026-11-21T10:00:00Z' }]) {
+      expect((await svc.request('POST', path, { token, body })).status, JSON.stringify(body)).to.equal(400);
+    }
+    const res = await svc.request('POST', path, { token, body: { at: '2026-11-21T10:00:30Z' } });
+    expect(res.status).to.equal(200);
+    expect(res.body).to.include({ policy_id: created.policy_id, bucket_start: '2026-11-21T09:59:00.000Z', bucket_end: '2026-11-21T10:00:00.000Z', breached: false, alert: null });
+    const now = await svc.request('POST', path, { token });
+    expect(now.status).to.equal(200);
+    expect(Date.parse(now.body.bucket_end)).to.be.at.most(Date.now());
+  });
+
   it('deletes a policy: 204, then 404', async () => {
     const created = (await create(full())).body;
     const path = `/v1.0/policies/${created.policy_id}`;

@@ -54,6 +54,13 @@ describe('alert changes of a run of buckets', () => {
     expect(resolved.notifications.map((n) => n.type)).to.deep.equal(['alert.resolved']);
   });
 
+  it('writes nothing when a breach brings the open alert nothing new, and still names the alert', () => {
+    const open = alertChangesFor(target, null, [bucket(0, 2, 'breach')], now).inserts[0]!;
+    const again = alertChangesFor(target, open, [bucket(0, 2, 'breach')], new Date(now.getTime() + 15_000));
+    expect(again.updates).to.deep.equal([]);
+    expect(again.latest).to.equal(open);
+  });
+
   it('does nothing on no verdict, or on a clear bucket without an open alert', () => {
     const changes = alertChangesFor(target, null, [bucket(0, 0, 'none'), bucket(1, 0, 'clear')], now);
     expect(changes).to.deep.equal({ inserts: [], updates: [], notifications: [], latest: null });

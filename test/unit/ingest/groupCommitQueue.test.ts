@@ -119,3 +119,39 @@ describe('group commit queue', () => {
     await second;
   });
 });
+
+describe('group commit queue: a failure tied to one request', () => {
+  class BadRows extends Error {}
+
+  function failingQueue(isolate: boolean) {
+    const writes: number[][][] = [];
+    const queue = new GroupCommitQueue<number>({
+      maxPendingRows: 1000,
+      maxBatchRows: 1000,
+      flushIntervalMs: 20,
+      maxConcurrentFlushes: 1,
+      // A negative row is one the store refuses: the whole write fails while it is in it.
+      write: async (batch) => {
+        writes.push(batch.map((rows) => [...rows]));
+        if (batch.some((rows) => rows.some((r) => r < 0))) throw isolate ? new BadRows() : new Error('store down');
+      },
+      isolates: (err) => err instanceof BadRows,
+    });
+    return { queue, writes };
+  }
+
+  it('splits the batch until the request holding the bad rows is alone, and stores the others', async () => {
+    const { queue, writes } = failingQueue(true);
+    const outcomes = await Promise.allSettled([[1, 2], [3], [-4, 5], [6], [7, 8]].map((rows) => queue.enqueue(rows)));
+    expect(outcomes.map((o) => o.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((outcomes[2] as PromiseRejectedResult).reason).to.be.instanceOf(BadRows);
+    const stored = writes.filter((w) => !w.flat().some((r) => r < 0)).flat(2);
+    expect(stored.sort((a, b) => a - b)).to.deep.equal([1, 2, 3, 6, 7, 8].sort((a, b) => a - b));
+  });
+
+  it('fails every request of the batch when the failure is not tied to rows', async () => {
+    const { queue } = failingQueue(false);
+    const outcomes = await Promise.allSettled([[1], [-2], [3]].map((rows) => queue.enqueue(rows)));
+    expect(outcomes.map((o) => o.status)).to.deep.equal(['rejected', 'rejected', 'rejected']);
+  });
+});

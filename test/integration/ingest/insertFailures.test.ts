@@ -1,0 +1,130 @@
+// Inserts that fail part-way must not make retries count twice (issue 7, item 2). A loader
+// sends batches with log_ids through HTTP and retries every batch that was not answered 200
+// (and re-sends some that were), as an SDK does, while another ClickHouse session cancels
+// running inserts with KILL QUERY. Afterwards the raw table and every rollup must hold each
+// unique record exactly once.
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { openClickHouse, type ClickHouseStore } from '../../../src/stores/clickhouse.js';
+import { isoMinutesAgo, queryRows, type SentLog } from '../../helpers/logs.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+
+const RECORDS = 30_000;
+const PER_BATCH = 250;
+const CLIENTS = 8;
+
+/** Cancels this database's running inserts into logs, in bursts, until stopped; counts the kills. */
+function startKiller(clickhouse: ClickHouseStore): { stop(): Promise<number> } {
+  let running = true;
+  let kills = 0;
+  const loop = (async () => {
+    while (running) {
+      const burstEnds = Date.now() + 150;
+      while (running && Date.now() < burstEnds) {
+        const killed = await queryRows<unknown>(
+          clickhouse,
+          `KILL QUERY WHERE current_database = {db:String} AND query LIKE 'INSERT INTO logs%' ASYNC`,
+          { db: clickhouse.database },
+        );
+        kills += killed.length;
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return kills;
+    },
+  };
+}
+
+interface Totals {
+  count: number;
+  value: number;
+}
+
+async function totals(svc: TestService, ws: string): Promise<Record<string, Totals>> {
+  const out: Record<string, Totals> = {};
+  for (const [name, query] of [
+    ['logs', 'SELECT count() AS count, sum(value) AS value FROM logs WHERE workspace_id = {ws:String}'],
+    ['unique_log_ids', 'SELECT uniqExact(log_id) AS count, 0 AS value FROM logs WHERE workspace_id = {ws:String}'],
+    ['minute', 'SELECT sum(count) AS count, sum(value) AS value FROM rollup_minute WHERE workspace_id = {ws:String}'],
+    ['hour', 'SELECT sum(count) AS count, sum(value) AS value FROM rollup_hour WHERE workspace_id = {ws:String}'],
+    ['day', 'SELECT sum(count) AS count, sum(value) AS value FROM rollup_day WHERE workspace_id = {ws:String}'],
+  ] as const) {
+    const [row] = await queryRows<{ count: number | string; value: number }>(svc.stores.clickhouse, query, { ws });
+    out[name] = { count: Number(row!.count), value: row!.value };
+  }
+  return out;
+}
+
+describe('ingest: inserts cancelled part-way, then retried by clients', function () {
+  this.timeout(600_000);
+  let svc: TestService;
+  let killerStore: ClickHouseStore;
+  before(async () => {
+    svc = await startTestService();
+    killerStore = await openClickHouse(svc.storeOptions.clickhouse);
+  });
+  after(async () => {
+    await killerStore.close();
+    await svc.close();
+  });
+
+  it('counts every unique record exactly once in raw and in every rollup', async () => {
+    const token = await svc.tokenFor('killed-inserts');
+    const batches: SentLog[][] = [];
+    for (let i = 0; i < RECORDS; i += PER_BATCH) {
+      batches.push(
+        Array.from({ length: PER_BATCH }, (_, j) => ({ log_id: randomUUID(), event: `e${(i + j) % 7}`, value: ((i + j) % 10) + 1, occurred_at: isoMinutesAgo((i + j) % 120) })),
+      );
+    }
+    const expectedValue = batches.flat().reduce((s, r) => s + r.value, 0);
+
+    let next = 0;
+    let failedAnswers = 0;
+    let resent = 0;
+    const send = async (batch: SentLog[]) => {
+      // An SDK retries until the batch is acknowledged.
+      for (;;) {
+        const res = await svc.request('POST', '/v1.0/logs', { token, body: batch }).catch(() => null);
+        if (res?.status === 200) return;
+        expect(res === null || res.status === 503, res?.text).to.equal(true);
+        failedAnswers++;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const killer = startKiller(killerStore);
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (next < batches.length) {
+          const i = next++;
+          await send(batches[i]!);
+          // Some acknowledged batches come again (a time-out after the 200), mixed with new ones.
+          if (i % 10 === 3) {
+            resent++;
+            await send([...batches[i]!.slice(0, PER_BATCH / 2), ...batches[i - 1]!.slice(PER_BATCH / 2)]);
+          }
+        }
+      }),
+    );
+    const kills = await killer.stop();
+
+    const expected = { count: RECORDS, value: expectedValue };
+    const stored = await totals(svc, 'killed-inserts');
+    // Kept in the failure message: the figures of the run.
+    const figures = { kills, failedAnswers, resent, stored };
+    expect(kills, JSON.stringify(figures)).to.be.greaterThan(0);
+    expect(stored, JSON.stringify(figures)).to.deep.equal({
+      logs: expected,
+      unique_log_ids: { count: RECORDS, value: 0 },
+      minute: expected,
+      hour: expected,
+      day: expected,
+    });
+    console.log(`      figures: ${JSON.stringify(figures)}`);
+  });
+});
