@@ -53,7 +53,14 @@ async function sendThroughChannel(deps: DeliveryDeps, item: AttemptToSend): Prom
 export async function sendAttempt(deps: DeliveryDeps, item: AttemptToSend): Promise<SentAttempt> {
   const target = CHANNEL_SENDERS[item.destination.channel].target(item.destination, item.ownerEmail, deps.settings);
   const started = process.hrtime.bigint();
-  const outcome = await sendThroughChannel(deps, item);
+  let outcome: Outcome;
+  try {
+    outcome = await sendThroughChannel(deps, item);
+  } catch (err) {
+    // A defect, not the provider's answer: recorded as final, so the attempt does not come back forever.
+    deps.logger.error('delivery send failed unexpectedly', { attempt_id: item.attemptId, channel: item.destination.channel, err });
+    outcome = failure('final', 'internal_error', 'the send failed inside alertmon; see the service log');
+  }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   return { item, target, outcome, seconds, step: nextStep(outcome, item.attempt, deps.retryScheduleMs, item.kind === 'alert') };
 }

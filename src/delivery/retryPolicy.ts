@@ -12,6 +12,7 @@ export type FailureReason =
   | 'blocked_target'
   | 'not_configured'
   | 'destination_disabled'
+  | 'internal_error'
   | 'smtp_temporary'
   | 'smtp_permanent';
 

@@ -111,7 +111,16 @@ export class DeliveryWorker implements BackgroundTask {
     });
   }
 
+  /** Never rejects: a failure here is logged, and the claim's lease brings the attempt back. */
   private async deliver(item: ClaimedAttempt): Promise<void> {
+    try {
+      await this.sendAndRecord(item);
+    } catch (err) {
+      this.deps.logger.error('delivery failed unexpectedly', { attempt_id: item.attemptId, err });
+    }
+  }
+
+  private async sendAndRecord(item: ClaimedAttempt): Promise<void> {
     const sent = await sendAttempt(this.deps, {
       attemptId: item.attemptId,
       workspaceId: item.workspaceId,

@@ -11,6 +11,15 @@ export const ABBREVIATION_MARK = '…';
 /** Credential fields that are secret; chat_id is an address, shown in full. */
 export const SECRET_CREDENTIALS = ['bot_token', 'authorization'] as const;
 
+/** decodeURIComponent that keeps a malformed %-sequence as it is. */
+export function decoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 export function looksAbbreviated(value: string): boolean {
   return value.endsWith(ABBREVIATION_MARK);
 }
@@ -27,7 +36,7 @@ function abbreviateLastPathSegment(url: string): string {
     const parsed = new URL(url);
     const segments = parsed.pathname.split('/');
     const last = segments.length - 1;
-    segments[last] = abbreviateSecret(decodeURIComponent(segments[last]!));
+    segments[last] = abbreviateSecret(decoded(segments[last]!));
     return `${parsed.origin}${segments.join('/')}`;
   } catch {
     return abbreviateSecret(url);
@@ -38,7 +47,7 @@ function hideUrlPassword(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password === '') return url;
-    parsed.password = abbreviateSecret(decodeURIComponent(parsed.password));
+    parsed.password = abbreviateSecret(decoded(parsed.password));
     return parsed.toString();
   } catch {
     return abbreviateSecret(url);
@@ -60,12 +69,12 @@ export function secretsOf(config: DestinationConfig): string[] {
   const secrets: string[] = [];
   if (config.url !== null && (config.channel === 'slack' || config.channel === 'discord')) {
     const last = config.url.split('/').pop();
-    if (last) secrets.push(last, decodeURIComponent(last));
+    if (last) secrets.push(last, decoded(last));
   }
   if (config.url !== null && config.channel === 'webhook') {
     try {
       const { password } = new URL(config.url);
-      if (password) secrets.push(password, decodeURIComponent(password));
+      if (password) secrets.push(password, decoded(password));
     } catch {
       // an unparsable URL holds no password we could find
     }

@@ -3,7 +3,7 @@
 // temporary (retried), 5xx permanent (final); a lost connection is retried.
 import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
-import { scrubSecrets } from '../../destinations/secrets.js';
+import { decoded, scrubSecrets } from '../../destinations/secrets.js';
 import { emailAddressOf } from '../../destinations/validation.js';
 import { emailSubject, messageText } from '../message.js';
 import { delivered, failure, shortAnswer, type Outcome } from '../retryPolicy.js';
@@ -39,7 +39,7 @@ interface SmtpError {
 function smtpSecrets(settings: DeliverySettings): string[] {
   try {
     const password = settings.smtpUrl === null ? '' : new URL(settings.smtpUrl).password;
-    return password === '' ? [] : [password, decodeURIComponent(password)];
+    return password === '' ? [] : [password, decoded(password)];
   } catch {
     return [];
   }

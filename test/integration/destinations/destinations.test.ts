@@ -45,6 +45,13 @@ describe('destinations API', function () {
     }
   });
 
+  it('abbreviates a token with a malformed %-escape without failing', async () => {
+    const res = await create({ channel: 'slack', url: `${SLACK_ORIGIN}/services/T0000/B0000/%E0xyzSecret` });
+    expect(res.status).to.equal(201);
+    expect(res.body.url).to.equal(`${SLACK_ORIGIN}/services/T0000/B0000/%E0x…`);
+    expect((await read(res.body.destination_id)).status).to.equal(200);
+  });
+
   it('lists the workspace destinations newest first, with limit and offset', async () => {
     const first = await create({ channel: 'email', url: 'a@example.com' });
     const second = await create({ channel: 'email', url: 'b@example.com' });
