@@ -4,7 +4,7 @@
 // whose materialized views fill the minute, hour and day rollups as ingest would.
 import { issueToken } from '../../src/auth/tokens.js';
 import { loadConfig } from '../../src/config.js';
-import { insertEventDefinition } from '../../src/events/definitions.js';
+import { DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE, insertEventDefinition } from '../../src/events/definitions.js';
 import { openStores, storeOptions, type Stores } from '../../src/stores/index.js';
 
 export interface BenchEvent {
@@ -68,7 +68,7 @@ export async function loadBenchData(dataDir: string, events: readonly BenchEvent
     }
     const loaded: LoadedEvent[] = [];
     for (const e of events) {
-      const definition = await insertEventDefinition(stores.postgres, e.workspaceId, { event: e.event, agent: 'bench', timezone: e.timezone });
+      const definition = await insertEventDefinition(stores.postgres, e.workspaceId, { event: e.event, agent: 'bench', timezone: e.timezone }, DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE);
       loaded.push({ ...e, eventId: definition.event_id });
     }
     const started = performance.now();

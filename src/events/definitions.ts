@@ -50,11 +50,28 @@ function newShareToken(): string {
   return randomBytes(24).toString('base64url');
 }
 
-export async function insertEventDefinition(db: Queryable, workspaceId: string, input: NewEventDefinition): Promise<EventDefinition> {
+/** WORKSPACE_MAX_EVENT_DEFINITIONS when unset. */
+export const DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE = 10_000;
+
+/** Creating one more definition would pass the workspace's limit. */
+export class DefinitionLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`The workspace has reached its limit of ${limit} event definitions.`);
+    this.name = 'DefinitionLimitError';
+  }
+}
+
+/**
+ * Creates a definition unless the workspace has `limit` already (DefinitionLimitError).
+ * Concurrent creations may pass the limit by a few; logs create theirs under a lock
+ * (ensureEventDefinition), which bounds the bulk of them exactly.
+ */
+export async function insertEventDefinition(db: Queryable, workspaceId: string, input: NewEventDefinition, limit: number): Promise<EventDefinition> {
   try {
     const rows = await db.query<EventDefinition>(
       `INSERT INTO event_definitions (event_id, user_id, event, agent, title, description, unit, timezone, public, share_token)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
+       WHERE (SELECT count(*) FROM event_definitions WHERE user_id = $2) < $11
        RETURNING ${COLUMNS}`,
       [
         newId(),
@@ -67,23 +84,15 @@ export async function insertEventDefinition(db: Queryable, workspaceId: string, 
         input.timezone ?? 'UTC',
         input.public ?? false,
         newShareToken(),
+        limit,
       ],
     );
-    return rows[0]!;
+    if (rows[0]) return rows[0];
+    if (await findPair(db, workspaceId, input.agent, input.event)) throw eventExists(input.agent, input.event);
+    throw new DefinitionLimitError(limit);
   } catch (err) {
     if (sqlState(err) === UNIQUE_VIOLATION) throw eventExists(input.agent, input.event);
     throw err;
-  }
-}
-
-/** WORKSPACE_MAX_EVENT_DEFINITIONS when unset. */
-export const DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE = 10_000;
-
-/** Creating one more definition would pass the workspace's limit. */
-export class DefinitionLimitError extends Error {
-  constructor(readonly limit: number) {
-    super(`The workspace has reached its limit of ${limit} event definitions.`);
-    this.name = 'DefinitionLimitError';
   }
 }
 

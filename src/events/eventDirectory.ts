@@ -42,7 +42,7 @@ export class EventDirectory {
 
   constructor(
     private readonly postgres: PostgresStore,
-    private readonly maxDefinitionsPerWorkspace = DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE,
+    readonly maxDefinitionsPerWorkspace = DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE,
   ) {}
 
   /**

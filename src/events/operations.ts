@@ -7,7 +7,7 @@ import type { Page } from '../page.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { Queryable } from '../stores/postgres.js';
 import { rebucketDayRollups } from './dayRollups.js';
-import { DEFAULT_AGENT, getEventDefinition, insertEventDefinition, writeEventDefinitionChanges, type EventDefinition } from './definitions.js';
+import { DEFAULT_AGENT, DefinitionLimitError, getEventDefinition, insertEventDefinition, writeEventDefinitionChanges, type EventDefinition } from './definitions.js';
 import type { EventDirectory } from './eventDirectory.js';
 import type { TimezoneCatalog } from './timezones.js';
 
@@ -48,13 +48,16 @@ function knownTimezone(timezones: TimezoneCatalog, name: string): string {
   return name;
 }
 
-/** Throws event_exists (conflict) when the workspace has the (agent, event) pair already. */
-export function createEventDefinition(
+/**
+ * Throws event_exists (conflict) when the workspace has the (agent, event) pair already, and
+ * event_definition_limit (invalid) when it has WORKSPACE_MAX_EVENT_DEFINITIONS definitions.
+ */
+export async function createEventDefinition(
   deps: EventsDeps,
   workspaceId: string,
   input: EventDefinitionEdit & { readonly event: string },
 ): Promise<EventDefinition> {
-  return insertEventDefinition(deps.postgres, workspaceId, {
+  const fields = {
     event: input.event.trim(),
     agent: agentOrDefault(input.agent),
     title: input.title ?? null,
@@ -62,7 +65,15 @@ export function createEventDefinition(
     unit: input.unit ?? '',
     timezone: knownTimezone(deps.timezones, input.timezone ?? 'UTC'),
     public: input.public ?? false,
-  });
+  };
+  try {
+    return await insertEventDefinition(deps.postgres, workspaceId, fields, deps.directory.maxDefinitionsPerWorkspace);
+  } catch (err) {
+    if (err instanceof DefinitionLimitError) {
+      throw invalid('event_definition_limit', `The workspace has reached its limit of ${err.limit} event definitions.`);
+    }
+    throw err;
+  }
 }
 
 /** The definition, or not_found. */

@@ -42,6 +42,23 @@ describe('event definitions per workspace are capped', function () {
     expect(await storedLogCount(svc.stores.clickhouse, 'capped')).to.equal(8);
   });
 
+  it('holds for definitions created through the API too', async () => {
+    const token = await svc.tokenFor('capped-api');
+    for (const event of ['a', 'b', 'c', 'd', 'e']) {
+      const res = await svc.request('POST', '/v1.0/events', { token, body: { event } });
+      expect(res.status, res.text).to.equal(201);
+    }
+    const over = await svc.request('POST', '/v1.0/events', { token, body: { event: 'f' } });
+    expect(over.status, over.text).to.equal(400);
+    expect(over.body.error.code).to.equal('event_definition_limit');
+    expect(over.body.error.message).to.include('5 event definitions');
+    const taken = await svc.request('POST', '/v1.0/events', { token, body: { event: 'a' } });
+    expect(taken.status, taken.text).to.equal(409);
+    const logs = await svc.request('POST', '/v1.0/logs', { token, body: [{ event: 'f', value: 1 }] });
+    expect(logs.status, logs.text).to.equal(400);
+    expect(await definitionCount('capped-api')).to.equal(5);
+  });
+
   it('counts each workspace on its own', async () => {
     const token = await svc.tokenFor('uncapped-neighbour');
     const res = await svc.request('POST', '/v1.0/logs', { token, body: logs(['a', 'b', 'c', 'd', 'e']) });
