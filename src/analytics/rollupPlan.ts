@@ -3,7 +3,7 @@
 // rollup for the ragged edges. In zones with a half-hour offset (Asia/Kolkata) local days
 // start at :30 UTC, so their edges come from minutes and the rest from hours and days.
 import type { TimeRange } from './windows.js';
-import { instantOf, wallTimeOf } from './zonedTime.js';
+import { instantOf, wallTimeOf } from '../time/zonedTime.js';
 
 export type RollupGrain = 'day' | 'hour' | 'minute';
 

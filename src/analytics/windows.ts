@@ -21,7 +21,7 @@
 // previous_1m is 30 local days for 1h and 1d, and 28 local days (four whole weeks, so the
 // same weekdays) for 7d.
 import { invalid } from '../errors.js';
-import { addLocalDays, instantOf, startOfMinute, wallTimeOf, type WallTime } from './zonedTime.js';
+import { addLocalDays, instantOf, startOfMinute, wallTimeOf, type WallTime } from '../time/zonedTime.js';
 
 export const WINDOW_PERIODS = ['1h', '1d', '7d', '1m'] as const;
 export type WindowPeriod = (typeof WINDOW_PERIODS)[number];

@@ -1,7 +1,7 @@
 // Bucket arithmetic: the minute, hour or day that contains an instant. Minutes and hours are
 // UTC-aligned, like the minute and hour rollups; a day runs from local midnight to local
 // midnight in the event's timezone (23, 24 or 25 hours), like the day rollup.
-import { localDayOf } from '../ingest/localDay.js';
+import { localDayOf } from '../time/localDay.js';
 import type { Period } from '../policies/model.js';
 
 export interface Bucket {

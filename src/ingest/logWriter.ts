@@ -18,7 +18,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { EventDirectory } from '../events/eventDirectory.js';
-import { localDayStart } from './localDay.js';
+import { localDayStart } from '../time/localDay.js';
 import { refusedForItsRows, RowsRefusedError } from './rowsRefused.js';
 import { DEDUP_WINDOW_MS, RecentLogIds } from './recentLogIds.js';
 

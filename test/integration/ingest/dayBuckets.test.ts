@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { loadConfig } from '../../../src/config.js';
 import { EventDirectory } from '../../../src/events/eventDirectory.js';
-import { localDayStart } from '../../../src/ingest/localDay.js';
+import { localDayStart } from '../../../src/time/localDay.js';
 import { LogIngestor } from '../../../src/ingest/logIngestor.js';
 import { createLogger } from '../../../src/logger.js';
 import { createMetrics } from '../../../src/metrics.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { localMidnightsWithin, planRollupReads, type RollupPlan } from '../../../src/analytics/rollupPlan.js';
-import { localDayStart } from '../../../src/ingest/localDay.js';
+import { localDayStart } from '../../../src/time/localDay.js';
 
 const range = (from: string, to: string) => ({ from: Date.parse(from), to: Date.parse(to) });
 const shown = (plan: RollupPlan) =>

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { AppError } from '../../../src/errors.js';
-import { localDayStart } from '../../../src/ingest/localDay.js';
+import { localDayStart } from '../../../src/time/localDay.js';
 import {
   comparedWindows,
   COMPARISONS,

@@ -2,37 +2,7 @@
 // only constant timezones, so the day bucket of each record is computed here at ingest.
 // A day starts at local midnight; where midnight does not exist (clocks jump forward at
 // 00:00, e.g. America/Santiago), it starts at the first instant of that date.
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterFor(timezone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timezone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timezone, f);
-  }
-  return f;
-}
-
-/** UTC offset in ms of `timezone` at the instant `epochMs`. */
-function offsetAt(timezone: string, epochMs: number): number {
-  const seconds = Math.floor(epochMs / 1000) * 1000;
-  const parts: Record<string, number> = {};
-  for (const p of formatterFor(timezone).formatToParts(new Date(seconds))) {
-    if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  }
-  const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
-  return wall - seconds;
-}
+import { offsetAt } from './zonedTime.js';
 
 /** The UTC instant at which the local date (y, m, d) begins in `timezone`. */
 function startOfLocalDate(timezone: string, year: number, month: number, day: number): number {
