@@ -1,26 +1,16 @@
 // What the evaluator needs to know of a policy: its rule, its progress, and the event it
 // watches (name and timezone), read together in one query.
 import { notFound } from '../errors.js';
-import type { Aggregate, Condition, Period, Severity } from '../policies/model.js';
+import type { EventDefinition } from '../events/definitions.js';
+import type { Policy } from '../policies/model.js';
 import type { Queryable } from '../stores/postgres.js';
 
-export interface EvaluationTarget {
-  policy_id: string;
-  workspace_id: string;
-  event_id: string;
-  title: string;
-  channel: string;
-  period: Period;
-  aggregate: Aggregate;
-  condition: Condition;
-  threshold: number;
-  severity: Severity;
-  updated_at: Date;
-  evaluated_until: Date | null;
-  agent: string;
-  event: string;
-  timezone: string;
-}
+/** The policy's rule and progress, with the watched event's name and timezone. */
+export type EvaluationTarget = Pick<
+  Policy,
+  'policy_id' | 'workspace_id' | 'event_id' | 'title' | 'channel' | 'period' | 'aggregate' | 'condition' | 'threshold' | 'severity' | 'updated_at' | 'evaluated_until'
+> &
+  Pick<EventDefinition, 'agent' | 'event' | 'timezone'>;
 
 const SELECT_TARGETS = `
   SELECT p.policy_id, p.workspace_id, p.event_id, p.title, p.channel, p.period, p.aggregate, p.condition, p.threshold,
