@@ -21,7 +21,12 @@ export function jsonBody(): Middleware<AppState> {
   });
   return async (ctx, next) => {
     const hasBody = ctx.request.length > 0 || ctx.get('Transfer-Encoding') !== '';
-    if (hasBody && ctx.request.is('json', '+json') === false) {
+    if (!hasBody) {
+      // Also when the empty body is labelled application/json, which the parser would not read as {}.
+      ctx.request.body = {};
+      return next();
+    }
+    if (ctx.request.is('json', '+json') === false) {
       throw new HttpError(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json.');
     }
     await parse(ctx, next);

@@ -24,6 +24,16 @@ describe('HTTP error shapes', () => {
     expect(res.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
   });
 
+  it('treats an empty body sent as application/json like no body at all', async () => {
+    // Clients often label a bodiless POST (a lifecycle action) as JSON.
+    const missing = '/v1.0/alerts/00000000-0000-0000-0000-000000000000/acknowledge';
+    const labelled = await svc.request('POST', missing, { token, rawBody: '', headers: { 'content-type': 'application/json' } });
+    expect(labelled.status).to.equal(404);
+    expectErrorShape(labelled.body, 'not_found');
+    const nullBody = await svc.request('POST', missing, { token, rawBody: 'null', headers: { 'content-type': 'application/json' } });
+    expect(nullBody.status).to.equal(400);
+  });
+
   it('echoes a sane client request id', async () => {
     const res = await svc.request('GET', '/healthz', { headers: { 'x-request-id': 'abc-123' } });
     expect(res.headers.get('x-request-id')).to.equal('abc-123');
