@@ -3,7 +3,8 @@
 // rollup for the ragged edges. In zones with a half-hour offset (Asia/Kolkata) local days
 // start at :30 UTC, so their edges come from minutes and the rest from hours and days.
 import type { TimeRange } from './windows.js';
-import { instantOf, wallTimeOf } from '../time/zonedTime.js';
+import { startOfLocalDate } from '../time/localDay.js';
+import { wallTimeOf } from '../time/zonedTime.js';
 
 export type RollupGrain = 'day' | 'hour' | 'minute';
 
@@ -16,15 +17,14 @@ export const LONGEST_DAY_MS = 26 * HOUR_MS;
 
 /**
  * Local midnights of `timezone` in [from, to], oldest first: the buckets of the day rollup,
- * which the ingest path computes the same way (a skipped midnight gives the day's first
- * instant). Computed here rather than with the ingest path's cache of recent days, which a
- * month of days would flush.
+ * by the very function the ingest path buckets with (a skipped midnight gives the day's
+ * first instant).
  */
 export function localMidnightsWithin(timezone: string, range: TimeRange): number[] {
   const { year, month, day } = wallTimeOf(timezone, range.from);
   const midnights: number[] = [];
   for (let d = day; ; d++) {
-    const midnight = instantOf(timezone, { year, month, day: d, hour: 0, minute: 0 });
+    const midnight = startOfLocalDate(timezone, year, month - 1, d);
     if (midnight > range.to) return midnights;
     if (midnight >= range.from) midnights.push(midnight);
   }

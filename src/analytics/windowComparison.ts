@@ -4,8 +4,8 @@
 // parameter so that callers (and tests) choose the instant.
 import { requireEventDefinition } from '../events/operations.js';
 import type { Stores } from '../stores/index.js';
-import { LONGEST_DAY_MS, localMidnightsWithin, planRollupReads, type RollupPlan } from './rollupPlan.js';
-import { queryWindowTotals, type DayAlignmentCheck, type WindowTotals } from './windowQuery.js';
+import { planRollupReads, type RollupPlan } from './rollupPlan.js';
+import { queryWindowTotals, type WindowTotals } from './windowQuery.js';
 import { comparedWindows, requireSupported, type ComparedWindows, type Comparison, type WindowPeriod } from './windows.js';
 
 export interface ComparisonNumbers {
@@ -73,21 +73,16 @@ export function comparisonNumbers(current: WindowTotals, previous: WindowTotals)
   };
 }
 
-/** Day rows that could overlap the day ranges of the plans must sit at local midnights. */
-function dayAlignmentCheck(plans: readonly RollupPlan[], timezone: string): DayAlignmentCheck {
-  const ranges = plans.flatMap((plan) => plan.day.map((d) => ({ from: d.from - LONGEST_DAY_MS, to: d.to })));
-  return { ranges, midnights: ranges.flatMap((r) => localMidnightsWithin(timezone, r)) };
-}
-
 export async function windowComparison(stores: Stores, workspaceId: string, request: WindowComparisonRequest): Promise<WindowComparison> {
   requireSupported(request.period, request.previous);
   const definition = await requireEventDefinition(stores.postgres, workspaceId, request.eventId);
   const { timezone } = definition;
   const windows = comparedWindows(request.now, timezone, request.period, request.previous);
 
+  const ranges = [windows.current, windows.previous] as const;
   const read = (useDayRollups: boolean) => {
-    const plans = [windows.current, windows.previous].map((w) => planRollupReads(w, timezone, useDayRollups)) as [RollupPlan, RollupPlan];
-    return queryWindowTotals(stores.clickhouse, workspaceId, definition.event_id, plans, useDayRollups ? dayAlignmentCheck(plans, timezone) : null);
+    const plans = ranges.map((w) => planRollupReads(w, timezone, useDayRollups)) as [RollupPlan, RollupPlan];
+    return queryWindowTotals(stores.clickhouse, workspaceId, definition.event_id, timezone, ranges, plans);
   };
   let result = await read(true);
   // Day rows of another timezone (a change not yet seen by every ingest process) do not

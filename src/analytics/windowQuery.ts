@@ -1,24 +1,30 @@
 // The SQL of a window comparison: one query, one round trip. Each window is a set of rollup
-// ranges (rollupPlan.ts). Each rollup table is read once, by one SELECT of its raw rows that
-// labels every row with its window (the windows never overlap); the outer query sums counts
-// and values and merges the Welford variance states per window, so unmerged parts of the
-// AggregatingMergeTree count once and the sample standard deviation stays exact for values
-// near 1e9 with a spread of 1. One SELECT per table rather than per (window, table): the
-// cost of such a query on small rollups is mostly planning, which grows with its pieces.
+// ranges (rollupPlan.ts). Each rollup table is read once, by one SELECT of its raw rows in
+// the ranges of either window; the outer query sums counts and values and merges the Welford
+// variance states per window, so unmerged parts of the AggregatingMergeTree count once and
+// the sample standard deviation stays exact for values near 1e9 with a spread of 1.
 //
-// The day SELECT also labels day rows that are not at a local midnight of the event's
-// timezone (rows bucketed under an earlier timezone by an ingest process that had not yet
-// seen the change): when there are any, the caller reads the windows again without days.
+// The query is kept as plain as it can be, because on small rollups its cost is almost all
+// parsing, analysis and planning, which grow with its pieces (measured on chDB: reading the
+// rows is under 2 ms of a 15 ms query): one SELECT per table rather than per (window,
+// table), and a row's window told by one comparison, since the previous window always ends
+// before the current one starts.
+//
+// The day SELECT also reads the day rows up to a day before its ranges, to find rows that
+// are not at a local midnight of the event's timezone (rows bucketed under an earlier
+// timezone by an ingest process that had not yet seen the change): when there are any, the
+// caller reads the windows again without days.
 import type { ClickHouseStore } from '../stores/clickhouse.js';
-import type { RollupGrain, RollupPlan } from './rollupPlan.js';
+import { LONGEST_DAY_MS, localMidnightsWithin, type RollupGrain, type RollupPlan } from './rollupPlan.js';
 import type { TimeRange } from './windows.js';
 
 const TABLES: Readonly<Record<RollupGrain, string>> = { day: 'rollup_day', hour: 'rollup_hour', minute: 'rollup_minute' };
 
-const CURRENT = 0;
-const PREVIOUS = 1;
+// Window labels: `r.bucket >= <start of the current window>` is 1 or 0.
+const PREVIOUS = 0;
+const CURRENT = 1;
 const MISALIGNED_DAY = 2;
-/** Rows read to check their alignment only. */
+/** Day rows read to check their alignment only. */
 const OUTSIDE = 3;
 
 export interface WindowTotals {
@@ -28,15 +34,9 @@ export interface WindowTotals {
   readonly stddev: number;
 }
 
-export interface DayAlignmentCheck {
-  /** Day rows in these ranges must start at one of `midnights`. */
-  readonly ranges: readonly TimeRange[];
-  readonly midnights: readonly number[];
-}
-
 export interface WindowQueryResult {
-  readonly totals: readonly [WindowTotals, WindowTotals];
-  /** Day rows in the checked ranges that are not at a local midnight of the event's timezone. */
+  readonly totals: readonly [current: WindowTotals, previous: WindowTotals];
+  /** Day rows near the windows' days that are not at a local midnight of the event's timezone. */
   readonly misalignedDayRows: number;
 }
 
@@ -61,36 +61,42 @@ class Params {
   seconds(ms: number): string {
     return `fromUnixTimestamp(${this.bind(Math.floor(ms / 1000), 'UInt32')})`;
   }
+  secondsArray(ms: readonly number[]): string {
+    return this.bind(ms.map((m) => Math.floor(m / 1000)), 'Array(UInt32)');
+  }
 }
 
 function rangesCondition(params: Params, ranges: readonly TimeRange[]): string {
-  if (ranges.length === 0) return '0';
-  return ranges.map((r) => `(r.bucket >= ${params.seconds(r.from)} AND r.bucket < ${params.seconds(r.to)})`).join(' OR ');
+  return ranges.map((r) => `r.bucket >= ${params.seconds(r.from)} AND r.bucket < ${params.seconds(r.to)}`).join(' OR ');
 }
 
-/** One table's rows in any of the ranges, labelled with their window. Columns are qualified
- * (r.) because the aliases would shadow them otherwise. */
-function tableSelect(params: Params, grain: RollupGrain, plans: readonly [RollupPlan, RollupPlan], check: DayAlignmentCheck | null): string | null {
-  const [current, previous] = plans.map((plan) => plan[grain]) as [readonly TimeRange[], readonly TimeRange[]];
-  const checked = grain === 'day' && check !== null && check.ranges.length > 0 ? check : null;
-  if (current.length + previous.length === 0 && checked === null) return null;
-  const inCurrent = rangesCondition(params, current);
-  const inPrevious = rangesCondition(params, previous);
-  let label = `multiIf(${inCurrent}, ${CURRENT}, ${inPrevious}, ${PREVIOUS}, ${OUTSIDE})`;
-  let where = `(${inCurrent}) OR (${inPrevious})`;
-  if (checked !== null) {
-    const midnights = params.bind(checked.midnights.map((ms) => Math.floor(ms / 1000)), 'Array(UInt32)');
-    label = `if(toUnixTimestamp(r.bucket) NOT IN ${midnights}, ${MISALIGNED_DAY}, ${label})`;
-    // The checked ranges hold the day ranges of both windows.
-    where = rangesCondition(params, checked.ranges);
-  }
+/** The day rows to count, and every local midnight from a longest day before them. */
+function daySelectParts(params: Params, days: readonly TimeRange[], timezone: string, isCurrent: string): { label: string; where: string } {
+  const counted = days.flatMap((d) => localMidnightsWithin(timezone, d).filter((m) => m < d.to));
+  const checked = days.map((d) => ({ from: d.from - LONGEST_DAY_MS, to: d.to }));
+  const aligned = checked.flatMap((r) => localMidnightsWithin(timezone, r));
+  const bucket = 'toUnixTimestamp(r.bucket)';
+  return {
+    label: `if(has(${params.secondsArray(counted)}, ${bucket}), ${isCurrent}, if(has(${params.secondsArray(aligned)}, ${bucket}), ${OUTSIDE}, ${MISALIGNED_DAY}))`,
+    where: rangesCondition(params, checked),
+  };
+}
+
+/** One table's rows in the ranges of either window, labelled with their window. Columns are
+ * qualified (r.) because the aliases would shadow them otherwise. */
+function tableSelect(params: Params, grain: RollupGrain, ranges: readonly TimeRange[], timezone: string, isCurrent: string): string | null {
+  if (ranges.length === 0) return null;
+  const { label, where } = grain === 'day' ? daySelectParts(params, ranges, timezone, isCurrent) : { label: isCurrent, where: rangesCondition(params, ranges) };
   return `SELECT ${label} AS w, r.count AS n, r.value AS s, r.variance AS v FROM ${TABLES[grain]} AS r
     WHERE r.workspace_id = {ws:String} AND r.event_id = {event:UUID} AND (${where})`;
 }
 
-function windowQuerySql(plans: readonly [RollupPlan, RollupPlan], check: DayAlignmentCheck | null): { sql: string; params: Record<string, unknown> } {
+function windowQuerySql(current: TimeRange, plans: readonly [RollupPlan, RollupPlan], timezone: string): { sql: string; params: Record<string, unknown> } {
   const params = new Params();
-  const selects = (['day', 'hour', 'minute'] as const).map((grain) => tableSelect(params, grain, plans, check)).filter((s) => s !== null);
+  const isCurrent = `r.bucket >= ${params.seconds(current.from)}`;
+  const selects = (['day', 'hour', 'minute'] as const)
+    .map((grain) => tableSelect(params, grain, [...plans[0][grain], ...plans[1][grain]], timezone, isCurrent))
+    .filter((s) => s !== null);
   const sql = `
     SELECT p.w AS w, count() AS rows, sum(p.n) AS n, sum(p.s) AS s,
            if(n < 2, 0, sqrt(greatest(varSampStableMerge(p.v), 0))) AS sd
@@ -101,14 +107,21 @@ function windowQuerySql(plans: readonly [RollupPlan, RollupPlan], check: DayAlig
 
 const EMPTY: WindowTotals = { count: 0, value: 0, stddev: 0 };
 
+/**
+ * Totals of the current and the previous window, read as `plans` say (current first). The
+ * previous window must end before the current one starts, as every comparison's does.
+ */
 export async function queryWindowTotals(
   clickhouse: ClickHouseStore,
   workspaceId: string,
   eventId: string,
-  plans: readonly [RollupPlan, RollupPlan],
-  check: DayAlignmentCheck | null,
+  timezone: string,
+  windows: readonly [current: TimeRange, previous: TimeRange],
+  plans: readonly [current: RollupPlan, previous: RollupPlan],
 ): Promise<WindowQueryResult> {
-  const { sql, params } = windowQuerySql(plans, check);
+  const [current, previous] = windows;
+  if (previous.to > current.from) throw new Error('the previous window must end before the current one starts');
+  const { sql, params } = windowQuerySql(current, plans, timezone);
   const result = await clickhouse.client.query({ query: sql, query_params: { ...params, ws: workspaceId, event: eventId }, format: 'JSONEachRow' });
   const rows = await result.json<Row>();
   const totalsOf = (window: number): WindowTotals => {

@@ -4,9 +4,28 @@
 // 00:00, e.g. America/Santiago), it starts at the first instant of that date.
 import { offsetAt } from './zonedTime.js';
 
-/** The UTC instant at which the local date (y, m, d) begins in `timezone`. */
-function startOfLocalDate(timezone: string, year: number, month: number, day: number): number {
+/** Computed starts of local dates, by timezone and date: they never change in a process. */
+const dateStarts = new Map<string, number>();
+const MAX_CACHED_DATE_STARTS = 20_000;
+
+/**
+ * The UTC instant at which the local date (year, month 0–11, day) begins in `timezone`.
+ * Out-of-range days roll over, as in Date.UTC.
+ */
+export function startOfLocalDate(timezone: string, year: number, month: number, day: number): number {
   const midnight = Date.UTC(year, month, day);
+  const key = `${timezone} ${midnight}`;
+  let start = dateStarts.get(key);
+  if (start === undefined) {
+    start = computeStartOfLocalDate(timezone, midnight);
+    if (dateStarts.size >= MAX_CACHED_DATE_STARTS) dateStarts.clear();
+    dateStarts.set(key, start);
+  }
+  return start;
+}
+
+/** `midnight` is the local date's midnight "as if UTC". */
+function computeStartOfLocalDate(timezone: string, midnight: number): number {
   // Guess with the offset at the guess, twice; two different answers mean midnight falls in
   // a gap, and the day begins where the gap ends.
   const firstOffset = offsetAt(timezone, midnight);

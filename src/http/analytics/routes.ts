@@ -27,8 +27,9 @@ export function analyticsRoutes(stores: Stores): ApiRouter {
       path: '/:eventID/analytics',
       summary: 'Compare the current calendar window of an event with an earlier one',
       description:
-        "Windows are calendar windows of the event's timezone (DECISIONS F), computed from the minute, hour and day rollups. " +
-        'The response shows the exact instants compared.',
+        "Windows are calendar windows of the event's timezone: the clock hour, the day since local midnight, the ISO week since Monday 00:00 " +
+        'or the calendar month, each to now, against a window of the same elapsed span earlier. Computed from the minute, hour and day rollups; ' +
+        'the response shows the exact instants compared.',
       query: windowQuerySchema,
       responses: {
         200: { description: 'The comparison.', schema: windowResponseSchema },
