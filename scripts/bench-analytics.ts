@@ -105,7 +105,7 @@ async function run(options: Options): Promise<boolean> {
   const total = events.reduce((n, e) => n + e.logs, 0);
   progress(`loading ${int(total)} logs over the last ${DAYS} days into fresh embedded stores…`);
   const data = await loadBenchData(dataDir, events, DAYS, Date.now(), progress);
-  progress(`loaded in ${data.loadSeconds.toFixed(1)} s; starting the service…`);
+  progress(`merges done ${data.mergeSeconds.toFixed(1)} s later; starting the service…`);
 
   const service = await startServiceProcess(dataDir, {});
   const measured = data.events[0]!;
@@ -138,7 +138,7 @@ async function run(options: Options): Promise<boolean> {
     '=== alertmon analytics benchmark ===',
     `measured event        ${int(measured.logs)} logs over the last ${DAYS} days, timezone ${measured.timezone}`,
     `noise                 ${events.slice(1).map((e) => `${e.workspaceId}/${e.event} ${int(e.logs)}`).join(', ')}`,
-    `load                  ${int(total)} logs in ${data.loadSeconds.toFixed(1)} s (INSERT … SELECT FROM numbers() into logs; views fill the rollups)`,
+    `load                  ${int(total)} logs in ${data.loadSeconds.toFixed(1)} s (INSERT … SELECT FROM numbers() into logs; views fill the rollups), background merges done ${data.mergeSeconds.toFixed(1)} s later`,
     `stored rows           ${tables.map((t) => `${t} ${int(rowsOf(t, measured.eventId))}`).join(', ')} (measured event)`,
     `                      ${tables.map((t) => `${t} ${int(rowsOf(t))}`).join(', ')} (all events)`,
     `calls                 ${options.calls} timed per combination after ${options.warmup} untimed, one at a time, HTTP keep-alive`,
