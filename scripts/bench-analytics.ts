@@ -2,14 +2,15 @@
 // Latency of window analytics through HTTP: loads --logs logs spread over the last 30 days
 // for one event, plus noise (other events of the same workspace, and another workspace),
 // straight into fresh embedded stores; then starts the service on them and calls each of
-// the ten supported (period, previous) combinations --calls times, one call at a time.
+// the ten supported (period, previous) combinations, and two reference reads, in --calls
+// rounds of one call each, one call at a time.
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { SUPPORTED_COMPARISONS, WINDOW_PERIODS } from '../src/analytics/windows.js';
-import { loadBenchData, ROW_COUNTS_SQL, type BenchEvent, type LoadedEvent } from './bench/analyticsData.js';
+import { loadBenchData, ROW_COUNTS_SQL, type BenchEvent } from './bench/analyticsData.js';
 import { installInterruptHandlers, runCleanup, temporaryDir } from './bench/cleanup.js';
 import { percentile } from './bench/report.js';
-import { querySql, startServiceProcess, type ServiceProcess } from './bench/serviceProcess.js';
+import { querySql, startServiceProcess } from './bench/serviceProcess.js';
 
 const TARGET_P99_MS = 25;
 const DAYS = 30;
@@ -17,8 +18,8 @@ const DAYS = 30;
 const USAGE = `usage: npm run bench:analytics -- [options]
   --logs <n>         logs of the measured event over the last ${DAYS} days (default 10000000)
   --timezone <zone>  the measured event's timezone (default Europe/Berlin)
-  --calls <n>        timed calls per combination (default 300)
-  --warmup <n>       untimed calls per combination first (default 30)`;
+  --calls <n>        timed rounds; each calls every read once (default 300)
+  --warmup <n>       untimed rounds first (default 30)`;
 
 interface Options {
   readonly logs: number;
@@ -66,37 +67,47 @@ function benchEvents(options: Options): BenchEvent[] {
   ];
 }
 
-interface Timing {
-  readonly combination: string;
+/** One read that is timed: a window comparison, or a reference read of the same event. */
+interface TimedRead {
+  readonly name: string;
+  readonly url: string;
+  readonly isComparison: boolean;
   readonly latenciesMs: number[];
-  readonly currentCount: number;
-  readonly previousCount: number;
+  lastBody: unknown;
 }
 
 type AnswerData = { current_count: number; previous_count: number } | null;
 
-/** Latencies of `calls` GETs of url after `warmup` untimed ones, one at a time; and the last body. */
-async function timeGets(url: string, token: string, options: Options): Promise<{ latenciesMs: number[]; lastBody: unknown }> {
-  const headers = { authorization: `Bearer ${token}` };
-  const latenciesMs: number[] = [];
-  let lastBody: unknown = null;
-  for (let i = 0; i < options.warmup + options.calls; i++) {
-    const started = performance.now();
-    const response = await fetch(url, { headers });
-    const text = await response.text();
-    const elapsed = performance.now() - started;
-    if (response.status !== 200) throw new Error(`GET ${url}: ${response.status} ${text}`);
-    if (i >= options.warmup) latenciesMs.push(elapsed);
-    lastBody = JSON.parse(text);
+/** A copy of items in random order (Fisher–Yates). */
+function shuffled<T>(items: readonly T[]): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
   }
-  return { latenciesMs, lastBody };
+  return copy;
 }
 
-async function timeCombination(service: ServiceProcess, token: string, event: LoadedEvent, period: string, previous: string, options: Options): Promise<Timing> {
-  const url = `${service.url}/v1.0/events/${event.eventId}/analytics?view=window&period=${period}&previous=${previous}`;
-  const { latenciesMs, lastBody } = await timeGets(url, token, options);
-  const data = (lastBody as { data: AnswerData }).data;
-  return { combination: `${period}/${previous}`, latenciesMs, currentCount: data?.current_count ?? 0, previousCount: data?.previous_count ?? 0 };
+/**
+ * Calls every read once per round, in a new random order each round, one call at a time:
+ * `warmup` untimed rounds, then `calls` timed ones. Interleaved so that every read meets
+ * the same moments of this (shared, noisy) machine; run one after the other, a read timed
+ * during a slow minute would look slower than the others.
+ */
+async function timeRounds(reads: readonly TimedRead[], token: string, options: Options): Promise<void> {
+  const headers = { authorization: `Bearer ${token}` };
+  for (let round = 0; round < options.warmup + options.calls; round++) {
+    const order = shuffled(reads);
+    for (const read of order) {
+      const started = performance.now();
+      const response = await fetch(read.url, { headers });
+      const text = await response.text();
+      const elapsed = performance.now() - started;
+      if (response.status !== 200) throw new Error(`GET ${read.url}: ${response.status} ${text}`);
+      if (round >= options.warmup) read.latenciesMs.push(elapsed);
+      read.lastBody = JSON.parse(text);
+    }
+  }
 }
 
 async function run(options: Options): Promise<boolean> {
@@ -113,22 +124,21 @@ async function run(options: Options): Promise<boolean> {
   const rowsOf = (table: string, eventId?: string) =>
     counts.filter((r) => r.table === table && (eventId === undefined || r.event_id === eventId)).reduce((n, r) => n + Number(r.n), 0);
 
-  // Two other reads of the same event, timed the same way: how fast this machine answers
-  // right now, so that the figures below can be read against it.
+  // Two other reads of the same event, timed in the same rounds: how fast this machine
+  // answers a request at the same moments, so that the figures below can be read against it.
   const token = data.tokens.get(measured.workspaceId)!;
   const eventUrl = `${service.url}/v1.0/events/${measured.eventId}`;
-  const baselines = [
-    { name: 'GET event (no ClickHouse)', ...(await timeGets(eventUrl, token, options)) },
-    { name: 'GET logs?period=day&limit=1', ...(await timeGets(`${eventUrl}/logs?period=day&limit=1`, token, options)) },
+  const read = (name: string, url: string, isComparison: boolean): TimedRead => ({ name, url, isComparison, latenciesMs: [], lastBody: null });
+  const reads = [
+    read('GET event (no ClickHouse)', eventUrl, false),
+    read('GET logs?period=day&limit=1', `${eventUrl}/logs?period=day&limit=1`, false),
+    ...WINDOW_PERIODS.flatMap((period) =>
+      SUPPORTED_COMPARISONS[period].map((previous) => read(`${period}/${previous}`, `${eventUrl}/analytics?view=window&period=${period}&previous=${previous}`, true)),
+    ),
   ];
   const loadBefore = os.loadavg()[0]!;
-  const timings: Timing[] = [];
-  for (const period of WINDOW_PERIODS) {
-    for (const previous of SUPPORTED_COMPARISONS[period]) {
-      progress(`  ${period}/${previous}…`);
-      timings.push(await timeCombination(service, token, measured, period, previous, options));
-    }
-  }
+  progress(`timing ${reads.length} reads in ${options.warmup} + ${options.calls} rounds…`);
+  await timeRounds(reads, token, options);
   const loadAfter = os.loadavg()[0]!;
   await service.stop();
 
@@ -141,20 +151,22 @@ async function run(options: Options): Promise<boolean> {
     `load                  ${int(total)} logs in ${data.loadSeconds.toFixed(1)} s (INSERT … SELECT FROM numbers() into logs; views fill the rollups), background merges done ${data.mergeSeconds.toFixed(1)} s later`,
     `stored rows           ${tables.map((t) => `${t} ${int(rowsOf(t, measured.eventId))}`).join(', ')} (measured event)`,
     `                      ${tables.map((t) => `${t} ${int(rowsOf(t))}`).join(', ')} (all events)`,
-    `calls                 ${options.calls} timed per combination after ${options.warmup} untimed, one at a time, HTTP keep-alive`,
-    `machine               ${os.cpus().length} cores, load average ${loadBefore.toFixed(1)} before the timed analytics calls, ${loadAfter.toFixed(1)} after`,
-    ...baselines.map((b) => `${b.name.padEnd(30)}p50 ${percentile(b.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(b.latenciesMs, 99).toFixed(1)} ms (for comparison)`),
+    `calls                 ${options.calls} timed rounds after ${options.warmup} untimed; each round calls every read below once, in random order, one at a time, HTTP keep-alive`,
+    `machine               ${os.cpus().length} cores, load average ${loadBefore.toFixed(1)} before the timed calls, ${loadAfter.toFixed(1)} after`,
     '',
-    `${'combination'.padEnd(22)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'max ms'.padStart(8)}${'current'.padStart(12)}${'previous'.padStart(12)}   p99 ≤ ${TARGET_P99_MS} ms`,
+    `${'read'.padEnd(30)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'max ms'.padStart(8)}${'current'.padStart(12)}${'previous'.padStart(12)}   p99 ≤ ${TARGET_P99_MS} ms`,
   ];
   let allMet = true;
-  for (const t of timings) {
-    const p99 = percentile(t.latenciesMs, 99);
+  for (const r of reads) {
+    const p99 = percentile(r.latenciesMs, 99);
+    const figures = `${r.name.padEnd(30)}${percentile(r.latenciesMs, 50).toFixed(1).padStart(8)}${p99.toFixed(1).padStart(8)}${Math.max(...r.latenciesMs).toFixed(1).padStart(8)}`;
+    if (!r.isComparison) {
+      lines.push(`${figures}   (for comparison)`);
+      continue;
+    }
     allMet &&= p99 <= TARGET_P99_MS;
-    lines.push(
-      `${t.combination.padEnd(22)}${percentile(t.latenciesMs, 50).toFixed(1).padStart(8)}${p99.toFixed(1).padStart(8)}` +
-        `${Math.max(...t.latenciesMs).toFixed(1).padStart(8)}${int(t.currentCount).padStart(12)}${int(t.previousCount).padStart(12)}   ${p99 <= TARGET_P99_MS ? 'met' : 'NOT MET'}`,
-    );
+    const data = (r.lastBody as { data: AnswerData }).data;
+    lines.push(`${figures}${int(data?.current_count ?? 0).padStart(12)}${int(data?.previous_count ?? 0).padStart(12)}   ${p99 <= TARGET_P99_MS ? 'met' : 'NOT MET'}`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   return allMet;
