@@ -76,7 +76,6 @@ interface TimedRead {
   readonly name: string;
   readonly url: string;
   readonly isComparison: boolean;
-  readonly latenciesMs: number[];
   lastBody: unknown;
 }
 
@@ -93,45 +92,44 @@ function shuffled<T>(items: readonly T[]): T[] {
 }
 
 /**
- * Calls every read once per round, in a new random order each round, one call at a time:
- * `warmup` untimed rounds, then `calls` timed ones. Interleaved so that every read meets
- * the same moments of this (shared, noisy) machine; run one after the other, a read timed
- * during a slow minute would look slower than the others.
+ * Calls `call` for every item once per round, in a new random order each round, one call at
+ * a time: `warmup` untimed rounds, then `calls` timed ones; returns each item's latencies.
+ * Interleaved so that every item meets the same moments of this (shared, noisy) machine; run
+ * one after the other, an item timed during a slow minute would look slower than the others.
  */
-async function timeRounds(reads: readonly TimedRead[], token: string, options: Options): Promise<void> {
-  const headers = { authorization: `Bearer ${token}` };
+async function timeInRounds<T>(items: readonly T[], options: Options, call: (item: T) => Promise<void>): Promise<Map<T, number[]>> {
+  const latencies = new Map(items.map((item) => [item, [] as number[]]));
   for (let round = 0; round < options.warmup + options.calls; round++) {
-    const order = shuffled(reads);
-    for (const read of order) {
+    for (const item of shuffled(items)) {
       const started = performance.now();
-      const response = await fetch(read.url, { headers });
-      const text = await response.text();
-      const elapsed = performance.now() - started;
-      if (response.status !== 200) throw new Error(`GET ${read.url}: ${response.status} ${text}`);
-      if (round >= options.warmup) read.latenciesMs.push(elapsed);
-      read.lastBody = JSON.parse(text);
+      await call(item);
+      if (round >= options.warmup) latencies.get(item)!.push(performance.now() - started);
     }
   }
+  return latencies;
+}
+
+/** GETs a read's URL; keeps the answer's body. */
+async function getRead(read: TimedRead, token: string): Promise<void> {
+  const response = await fetch(read.url, { headers: { authorization: `Bearer ${token}` } });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`GET ${read.url}: ${response.status} ${text}`);
+  read.lastBody = JSON.parse(text);
 }
 
 /**
  * The same comparisons called in-process on the stores, without HTTP (Postgres lookup of the
- * event, window arithmetic, the ClickHouse query), in rounds like timeRounds: what the
- * engines take of an HTTP call's time.
+ * event, window arithmetic, the ClickHouse query), in rounds: what the engines take of an
+ * HTTP call's time. Latencies by combination name.
  */
 async function timeInProcess(dataDir: string, event: LoadedEvent, options: Options): Promise<Map<string, number[]>> {
   const stores = await openStores(storeOptions(loadConfig({ DATA_DIR: dataDir })));
   try {
     const combinations = WINDOW_PERIODS.flatMap((period) => SUPPORTED_COMPARISONS[period].map((previous) => ({ period, previous })));
-    const latencies = new Map(combinations.map((c) => [`${c.period}/${c.previous}`, [] as number[]]));
-    for (let round = 0; round < options.warmup + options.calls; round++) {
-      for (const { period, previous } of shuffled(combinations)) {
-        const started = performance.now();
-        await windowComparison(stores, event.workspaceId, { eventId: event.eventId, period, previous, now: Date.now() });
-        if (round >= options.warmup) latencies.get(`${period}/${previous}`)!.push(performance.now() - started);
-      }
-    }
-    return latencies;
+    const latencies = await timeInRounds(combinations, options, async ({ period, previous }) => {
+      await windowComparison(stores, event.workspaceId, { eventId: event.eventId, period, previous, now: Date.now() });
+    });
+    return new Map([...latencies].map(([c, ms]) => [`${c.period}/${c.previous}`, ms]));
   } finally {
     await stores.close();
   }
@@ -157,7 +155,7 @@ async function run(options: Options): Promise<boolean> {
   // answers a request at the same moments, so that the figures below can be read against it.
   const token = data.tokens.get(measured.workspaceId)!;
   const eventUrl = `${service.url}/v1.0/events/${measured.eventId}`;
-  const read = (name: string, url: string, isComparison: boolean): TimedRead => ({ name, url, isComparison, latenciesMs: [], lastBody: null });
+  const read = (name: string, url: string, isComparison: boolean): TimedRead => ({ name, url, isComparison, lastBody: null });
   const reads = [
     read('GET event (no ClickHouse)', eventUrl, false),
     read('GET logs?period=day&limit=1', `${eventUrl}/logs?period=day&limit=1`, false),
@@ -167,7 +165,7 @@ async function run(options: Options): Promise<boolean> {
   ];
   const loadBefore = os.loadavg()[0]!;
   progress(`timing ${reads.length} reads in ${options.warmup} + ${options.calls} rounds…`);
-  await timeRounds(reads, token, options);
+  const latencies = await timeInRounds(reads, options, (r) => getRead(r, token));
   const loadAfter = os.loadavg()[0]!;
   await service.stop();
 
@@ -189,8 +187,9 @@ async function run(options: Options): Promise<boolean> {
   ];
   let allMet = true;
   for (const r of reads) {
-    const p99 = percentile(r.latenciesMs, 99);
-    const figures = `${r.name.padEnd(30)}${percentile(r.latenciesMs, 50).toFixed(1).padStart(8)}${p99.toFixed(1).padStart(8)}${Math.max(...r.latenciesMs).toFixed(1).padStart(8)}`;
+    const ms = latencies.get(r)!;
+    const p99 = percentile(ms, 99);
+    const figures = `${r.name.padEnd(30)}${percentile(ms, 50).toFixed(1).padStart(8)}${p99.toFixed(1).padStart(8)}${Math.max(...ms).toFixed(1).padStart(8)}`;
     if (!r.isComparison) {
       lines.push(`${figures}   (for comparison)`);
       continue;
