@@ -38,7 +38,7 @@ async function startSink(): Promise<{ url: string; arrivals: Map<string, number>
   return { url: `http://127.0.0.1:${port}/hook`, arrivals, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-async function call(service: ServiceProcess, token: string, method: string, path: string, body: unknown, expected: number): Promise<any> {
+async function call<T = unknown>(service: ServiceProcess, token: string, method: string, path: string, body: unknown, expected: number): Promise<T> {
   const response = await fetch(`${service.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -46,7 +46,7 @@ async function call(service: ServiceProcess, token: string, method: string, path
   });
   const text = await response.text();
   if (response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return text === '' ? null : JSON.parse(text);
+  return (text === '' ? null : JSON.parse(text)) as T;
 }
 
 async function measure(evalIntervalMs: string, samples: number): Promise<number[]> {
@@ -63,9 +63,9 @@ async function measure(evalIntervalMs: string, samples: number): Promise<number[
     const latencies: number[] = [];
     for (let i = 0; i < samples; i++) {
       const event = `latency.e2e_${i}`;
-      const { event_id: eventId } = await call(service, token, 'POST', '/v1.0/events', { event, agent: 'bench' }, 201);
+      const { event_id: eventId } = await call<{ event_id: string }>(service, token, 'POST', '/v1.0/events', { event, agent: 'bench' }, 201);
       const policy = { event_id: eventId, title: `e2e ${i}`, period: 'minute', aggregate: 'max', condition: 'gt', threshold: 100, severity: 'critical' };
-      const { policy_id: policyId } = await call(service, token, 'POST', '/v1.0/policies', policy, 201);
+      const { policy_id: policyId } = await call<{ policy_id: string }>(service, token, 'POST', '/v1.0/policies', policy, 201);
       // Start at a random point of the evaluation cycle, as a real breach would (the previous
       // sample ended right after a cycle).
       await sleep(Math.random() * (evalIntervalMs === 'default' ? 15_000 : Number(evalIntervalMs)));

@@ -160,7 +160,9 @@ async function run(options: Options): Promise<boolean> {
     read('GET event (no ClickHouse)', eventUrl, false),
     read('GET logs?period=day&limit=1', `${eventUrl}/logs?period=day&limit=1`, false),
     ...WINDOW_PERIODS.flatMap((period) =>
-      SUPPORTED_COMPARISONS[period].map((previous) => read(`${period}/${previous}`, `${eventUrl}/analytics?view=window&period=${period}&previous=${previous}`, true)),
+      SUPPORTED_COMPARISONS[period].map((previous) =>
+        read(`${period}/${previous}`, `${eventUrl}/analytics?view=window&period=${period}&previous=${previous}`, true),
+      ),
     ),
   ];
   const loadBefore = os.loadavg()[0]!;
@@ -174,7 +176,10 @@ async function run(options: Options): Promise<boolean> {
     '',
     '=== alertmon analytics benchmark ===',
     `measured event        ${int(measured.logs)} logs over the last ${DAYS} days, timezone ${measured.timezone}`,
-    `noise                 ${events.slice(1).map((e) => `${e.workspaceId}/${e.event} ${int(e.logs)}`).join(', ')}`,
+    `noise                 ${events
+      .slice(1)
+      .map((e) => `${e.workspaceId}/${e.event} ${int(e.logs)}`)
+      .join(', ')}`,
     `load                  ${int(total)} logs in ${data.loadSeconds.toFixed(1)} s (INSERT … SELECT FROM numbers() into logs; views fill the rollups), background merges done ${data.mergeSeconds.toFixed(1)} s later`,
     `stored rows           ${tables.map((t) => `${t} ${int(rowsOf(t, measured.eventId))}`).join(', ')} (measured event)`,
     `                      ${tables.map((t) => `${t} ${int(rowsOf(t))}`).join(', ')} (all events)`,
@@ -189,7 +194,9 @@ async function run(options: Options): Promise<boolean> {
   for (const r of reads) {
     const ms = latencies.get(r)!;
     const p99 = percentile(ms, 99);
-    const figures = `${r.name.padEnd(30)}${percentile(ms, 50).toFixed(1).padStart(8)}${p99.toFixed(1).padStart(8)}${Math.max(...ms).toFixed(1).padStart(8)}`;
+    const figures = `${r.name.padEnd(30)}${percentile(ms, 50).toFixed(1).padStart(8)}${p99.toFixed(1).padStart(8)}${Math.max(...ms)
+      .toFixed(1)
+      .padStart(8)}`;
     if (!r.isComparison) {
       lines.push(`${figures}   (for comparison)`);
       continue;

@@ -57,15 +57,16 @@ async function seed(dataDir: string, sinkUrl: string, count: number): Promise<vo
   try {
     const db = stores.postgres;
     await db.query(`INSERT INTO workspaces (user_id) VALUES ('bench')`);
-    await db.query(`INSERT INTO event_definitions (event_id, user_id, agent, event, share_token) VALUES (gen_random_uuid(), 'bench', 'web-1', 'http.latency_ms', 'bench')`);
+    await db.query(
+      `INSERT INTO event_definitions (event_id, user_id, agent, event, share_token) VALUES (gen_random_uuid(), 'bench', 'web-1', 'http.latency_ms', 'bench')`,
+    );
     await db.query(
       `INSERT INTO policies (policy_id, workspace_id, event_id, title, period, aggregate, condition, threshold, severity)
        SELECT gen_random_uuid(), 'bench', event_id, 'High latency', 'minute', 'max', 'gt', 500, 'critical' FROM event_definitions`,
     );
-    await db.query(
-      `INSERT INTO destinations (destination_id, workspace_id, channel, url, scope) VALUES (gen_random_uuid(), 'bench', 'webhook', $1, 'all')`,
-      [sinkUrl],
-    );
+    await db.query(`INSERT INTO destinations (destination_id, workspace_id, channel, url, scope) VALUES (gen_random_uuid(), 'bench', 'webhook', $1, 'all')`, [
+      sinkUrl,
+    ]);
     // Resolved alerts: a policy has at most one open alert, and the worker does not look at the status.
     await db.query(
       `INSERT INTO alerts (alert_id, workspace_id, policy_id, event_id, agent, event, title, channel, period, aggregate, condition, threshold,

@@ -33,7 +33,9 @@ try {
   const clock = { now: Math.floor(Date.now() / MINUTE) * MINUTE + 10_000 };
   let started = performance.now();
   await writeFixture(stores, size, clock.now - 10_000);
-  log(`fixture: ${size.workspaces} workspaces, ${size.events} events, ${size.policies} policies, ${size.minutes} minutes of logs in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  log(
+    `fixture: ${size.workspaces} workspaces, ${size.events} events, ${size.policies} policies, ${size.minutes} minutes of logs in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 
   const runCycle = async (label: string) => {
     const counts: QueryCounts = newCounts();
@@ -54,7 +56,9 @@ try {
     );
   };
 
-  process.stdout.write(`bench:evaluate — ${size.policies} policies over ${size.events} events (${stores.clickhouse.mode} ClickHouse, ${stores.postgres.mode} Postgres)\n`);
+  process.stdout.write(
+    `bench:evaluate — ${size.policies} policies over ${size.events} events (${stores.clickhouse.mode} ClickHouse, ${stores.postgres.mode} Postgres)\n`,
+  );
   await runCycle('cycle 1 (first sight: every policy evaluates its last closed bucket)');
   clock.now += MINUTE;
   await runCycle('cycle 2 (a minute later: minute policies evaluate one new bucket)');

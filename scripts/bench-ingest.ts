@@ -9,25 +9,10 @@ import { installInterruptHandlers, onCleanup, runCleanup, temporaryDir } from '.
 import { generateBatches, totalBytes, type RequestBatch } from './bench/dataset.js';
 import { measureDirectInsert } from './bench/directInsert.js';
 import { runLoad, type LoadResult } from './bench/load.js';
-import {
-  describeIngestSettings,
-  ingestSettings,
-  parseOptions,
-  UsageError,
-  USAGE,
-  type BenchOptions,
-  type IngestSettings,
-} from './bench/options.js';
+import { describeIngestSettings, ingestSettings, parseOptions, UsageError, USAGE, type BenchOptions, type IngestSettings } from './bench/options.js';
 import { formatReport, type CountCheck, type ServiceFigures } from './bench/report.js';
 import { readProcessMemory, sampleRss, type RssSamples } from './bench/rss.js';
-import {
-  issueWorkspaceToken,
-  metricValue,
-  queryNumber,
-  scrapeMetrics,
-  startServiceProcess,
-  type ServiceProcess,
-} from './bench/serviceProcess.js';
+import { issueWorkspaceToken, metricValue, queryNumber, scrapeMetrics, startServiceProcess, type ServiceProcess } from './bench/serviceProcess.js';
 
 const RSS_SAMPLE_EVERY_MS = 200;
 
@@ -39,7 +24,9 @@ function generate(options: BenchOptions): RequestBatch[] {
   const started = performance.now();
   const batches = generateBatches(options.records, options.recordsPerRequest, options.seed, Date.now());
   const mib = (totalBytes(batches) / 1024 ** 2).toFixed(0);
-  progress(`generated ${options.records.toLocaleString('en-US')} records in ${batches.length} bodies (${mib} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  progress(
+    `generated ${options.records.toLocaleString('en-US')} records in ${batches.length} bodies (${mib} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
   return batches;
 }
 

@@ -26,7 +26,12 @@ function body(rows: number): string {
   const lines: string[] = [];
   for (let i = 0; i < rows; i++) {
     const occurredAt = now - Math.floor(Math.random() * 3_600_000);
-    const row = queuedRow('bench', EVENT_IDS[i % 50]!, { logId: randomUUID(), clientLogId: true, agent: 'a', event: `e${i % 50}`, value: Math.random() * 100, occurredAt, meta: '' }, new Date(now).toISOString());
+    const row = queuedRow(
+      'bench',
+      EVENT_IDS[i % 50]!,
+      { logId: randomUUID(), clientLogId: true, agent: 'a', event: `e${i % 50}`, value: Math.random() * 100, occurredAt, meta: '' },
+      new Date(now).toISOString(),
+    );
     lines.push(`${row.head},${Math.floor(occurredAt / 86_400_000) * 86_400},${row.tail}`);
   }
   return lines.join('\n') + '\n';

@@ -9,7 +9,7 @@ import { configOrExit, fail, postToAdminApi, withStores } from './lib/adminOrSto
 type Row = Record<string, unknown>;
 
 const usage = 'usage: npm run sql -- "SELECT …" [--json]';
-let parsed;
+let parsed: ReturnType<typeof parseArgs<{ options: { json: { type: 'boolean'; default: false } }; allowPositionals: true }>>;
 try {
   parsed = parseArgs({ options: { json: { type: 'boolean', default: false } }, allowPositionals: true });
 } catch (err) {
@@ -37,6 +37,12 @@ function table(data: Row[]): string {
   const columns = Object.keys(data[0]!);
   const cell = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
   const widths = columns.map((c) => Math.max(c.length, ...data.map((r) => cell(r[c]).length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...data.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n') + `\n(${data.length} rows)\n`;
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return (
+    [line(columns), line(widths.map((w) => '-'.repeat(w))), ...data.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n') + `\n(${data.length} rows)\n`
+  );
 }

@@ -240,9 +240,7 @@ export function loadConfig(env: Env = process.env): Config {
     read.problems.push(`LOGS_PORT must differ from PORT (both are ${port})`);
   }
   if (ingest.batchMaxRecords > ingest.queueMaxRecords) {
-    read.problems.push(
-      `INGEST_BATCH_MAX_RECORDS (${ingest.batchMaxRecords}) must not exceed INGEST_QUEUE_MAX_RECORDS (${ingest.queueMaxRecords})`,
-    );
+    read.problems.push(`INGEST_BATCH_MAX_RECORDS (${ingest.batchMaxRecords}) must not exceed INGEST_QUEUE_MAX_RECORDS (${ingest.queueMaxRecords})`);
   }
 
   if (read.problems.length > 0) throw new ConfigError(read.problems);

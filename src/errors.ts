@@ -44,8 +44,7 @@ export class AppError extends Error {
   }
 }
 
-export const invalid = (code: string, message: string, details: readonly ErrorDetail[] = []) =>
-  new AppError('invalid', code, message, details);
+export const invalid = (code: string, message: string, details: readonly ErrorDetail[] = []) => new AppError('invalid', code, message, details);
 
 export const validationFailed = (details: readonly ErrorDetail[], message = 'The request is invalid; see details.') =>
   new AppError('invalid', 'validation_failed', message, details);
@@ -56,8 +55,7 @@ export const notFound = (what = 'resource') => new AppError('not_found', 'not_fo
 
 export const conflict = (code: string, message: string) => new AppError('conflict', code, message);
 
-export const unavailable = (code: string, message: string, retryAfterSeconds: number) =>
-  new AppError('unavailable', code, message, [], { retryAfterSeconds });
+export const unavailable = (code: string, message: string, retryAfterSeconds: number) => new AppError('unavailable', code, message, [], { retryAfterSeconds });
 
 export const upstreamFailed = (code: string, message: string, details: readonly ErrorDetail[] = [], extra: Record<string, unknown> = {}) =>
   new AppError('upstream_failed', code, message, details, { extra });

@@ -38,7 +38,14 @@ export async function writeFixture(stores: Stores, size: FixtureSize, now: numbe
   await stores.postgres.query(
     `INSERT INTO event_definitions (event_id, user_id, agent, event, timezone, share_token)
      SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])`,
-    [events.map((e) => e.eventId), events.map((e) => e.workspaceId), events.map(() => 'bench'), events.map((e) => e.name), events.map((e) => e.timezone), events.map(() => randomBytes(24).toString('base64url'))],
+    [
+      events.map((e) => e.eventId),
+      events.map((e) => e.workspaceId),
+      events.map(() => 'bench'),
+      events.map((e) => e.name),
+      events.map((e) => e.timezone),
+      events.map(() => randomBytes(24).toString('base64url')),
+    ],
   );
 
   const policies = Array.from({ length: size.policies }, (_, i) => {
@@ -46,8 +53,20 @@ export async function writeFixture(stores: Stores, size: FixtureSize, now: numbe
     const aggregate: Aggregate = AGGREGATES[i % AGGREGATES.length]!;
     const period = periodOf(Math.floor(i / events.length));
     // Thresholds spread over the data's range, so some policies breach and some do not.
-    const scale = aggregate === 'count' ? LOGS_PER_MINUTE * (period === 'minute' ? 1 : 60) : aggregate === 'sum' ? 50 * LOGS_PER_MINUTE * (period === 'minute' ? 1 : 60) : 100;
-    return { id: newId(), event, period, aggregate, condition: CONDITIONS[(i * 7) % CONDITIONS.length]!, threshold: Math.round(((i * 37) % 100) / 100 * scale * 2) };
+    const scale =
+      aggregate === 'count'
+        ? LOGS_PER_MINUTE * (period === 'minute' ? 1 : 60)
+        : aggregate === 'sum'
+          ? 50 * LOGS_PER_MINUTE * (period === 'minute' ? 1 : 60)
+          : 100;
+    return {
+      id: newId(),
+      event,
+      period,
+      aggregate,
+      condition: CONDITIONS[(i * 7) % CONDITIONS.length]!,
+      threshold: Math.round((((i * 37) % 100) / 100) * scale * 2),
+    };
   });
   await stores.postgres.query(
     `INSERT INTO policies (policy_id, workspace_id, event_id, title, period, aggregate, condition, threshold, severity)

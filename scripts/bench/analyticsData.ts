@@ -80,7 +80,13 @@ async function waitForMerges(stores: Stores): Promise<number> {
 }
 
 /** Loads the events' logs over the `days` days before `now` into fresh stores under dataDir. */
-export async function loadBenchData(dataDir: string, events: readonly BenchEvent[], days: number, now: number, progress: (m: string) => void): Promise<LoadedData> {
+export async function loadBenchData(
+  dataDir: string,
+  events: readonly BenchEvent[],
+  days: number,
+  now: number,
+  progress: (m: string) => void,
+): Promise<LoadedData> {
   const stores = await openStores(storeOptions(loadConfig({ DATA_DIR: dataDir })));
   try {
     const tokens = new Map<string, string>();
@@ -89,7 +95,12 @@ export async function loadBenchData(dataDir: string, events: readonly BenchEvent
     }
     const loaded: LoadedEvent[] = [];
     for (const e of events) {
-      const definition = await insertEventDefinition(stores.postgres, e.workspaceId, { event: e.event, agent: 'bench', timezone: e.timezone }, DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE);
+      const definition = await insertEventDefinition(
+        stores.postgres,
+        e.workspaceId,
+        { event: e.event, agent: 'bench', timezone: e.timezone },
+        DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE,
+      );
       loaded.push({ ...e, eventId: definition.event_id });
     }
     const started = performance.now();

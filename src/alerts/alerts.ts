@@ -29,10 +29,7 @@ export async function getAlert(db: Queryable, workspaceId: string, alertId: stri
  */
 export async function applyAlertAction(db: PostgresStore, workspaceId: string, alertId: string, action: AlertAction, now: Date): Promise<Alert> {
   return db.transaction(async (tx) => {
-    const [current] = await tx.query<Alert>(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE workspace_id = $1 AND alert_id = $2 FOR UPDATE`, [
-      workspaceId,
-      alertId,
-    ]);
+    const [current] = await tx.query<Alert>(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE workspace_id = $1 AND alert_id = $2 FOR UPDATE`, [workspaceId, alertId]);
     if (!current) throw notFound('alert');
     const transition = transitionFor(action, current.status);
     if (!transition) throw conflict('invalid_transition', `An alert that is ${current.status} cannot be ${PAST[action]}.`);

@@ -64,7 +64,10 @@ class Params {
     return `fromUnixTimestamp(${this.bind(Math.floor(ms / 1000), 'UInt32')})`;
   }
   secondsArray(ms: readonly number[]): string {
-    return this.bind(ms.map((m) => Math.floor(m / 1000)), 'Array(UInt32)');
+    return this.bind(
+      ms.map((m) => Math.floor(m / 1000)),
+      'Array(UInt32)',
+    );
   }
 }
 

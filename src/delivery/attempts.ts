@@ -240,7 +240,13 @@ export const DELIVERY_KINDS = ['alert', 'test', 'all'] as const;
 export type DeliveryKindFilter = (typeof DELIVERY_KINDS)[number];
 
 /** Attempts of one alert (or test send) of the workspace, newest first. */
-export async function listAttemptsOfAlert(db: Queryable, workspaceId: string, alertId: string, kind: DeliveryKindFilter, page: Page): Promise<DeliveryAttempt[]> {
+export async function listAttemptsOfAlert(
+  db: Queryable,
+  workspaceId: string,
+  alertId: string,
+  kind: DeliveryKindFilter,
+  page: Page,
+): Promise<DeliveryAttempt[]> {
   return db.query<DeliveryAttempt>(
     `SELECT ${COLUMNS} FROM delivery_attempts
      WHERE workspace_id = $1 AND alert_id = $2 AND ($3 = 'all' OR kind = $3)

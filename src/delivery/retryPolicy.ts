@@ -88,10 +88,7 @@ export function retryDelayMs(attempt: number, scheduleMs: readonly number[], ret
 /** Tries a delivery gets at most: the first one and one per step of the schedule. */
 export const maxTries = (scheduleMs: readonly number[]) => scheduleMs.length + 1;
 
-export type NextStep =
-  | { readonly status: 'delivered' }
-  | { readonly status: 'failed'; readonly retryInMs: number }
-  | { readonly status: 'exhausted' };
+export type NextStep = { readonly status: 'delivered' } | { readonly status: 'failed'; readonly retryInMs: number } | { readonly status: 'exhausted' };
 
 /**
  * What follows a try: delivered, failed with a retry due in retryInMs, or exhausted (no

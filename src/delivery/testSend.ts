@@ -75,10 +75,8 @@ export async function sendTestNotification(deps: DeliveryDeps, workspaceId: stri
   const details: ErrorDetail[] = [{ path: '/provider/error', message: `${outcome.reason}: ${outcome.message}` }];
   if (outcome.responseStatus !== null) details.push({ path: '/provider/status', message: String(outcome.responseStatus) });
   if (outcome.answer !== null) details.push({ path: '/provider/answer', message: outcome.answer });
-  throw upstreamFailed(
-    'delivery_failed',
-    `The ${destination.channel} destination did not accept the test notification (${outcome.message}).`,
-    details,
-    { alert_id: alertId, destination_id: destinationId },
-  );
+  throw upstreamFailed('delivery_failed', `The ${destination.channel} destination did not accept the test notification (${outcome.message}).`, details, {
+    alert_id: alertId,
+    destination_id: destinationId,
+  });
 }

@@ -7,15 +7,7 @@ import { newId } from '../ids.js';
 import { abbreviateSecret } from '../logger.js';
 import type { Queryable } from '../stores/postgres.js';
 import { presentUrl, SECRET_CREDENTIALS } from './secrets.js';
-import {
-  findDestination,
-  insertDestination,
-  listDestinationRows,
-  ownerEmailOf,
-  unknownPolicyIds,
-  updateDestinationRow,
-  type StoredFields,
-} from './store.js';
+import { findDestination, insertDestination, listDestinationRows, ownerEmailOf, unknownPolicyIds, updateDestinationRow, type StoredFields } from './store.js';
 import { CHANNELS, SCOPES, type Channel, type Credentials, type Destination, type DestinationInput, type Scope } from './types.js';
 import { channelConfigProblems, type ProviderOrigins } from './validation.js';
 

@@ -38,8 +38,7 @@ type Rule = (config: DestinationConfig, context: ValidationContext) => ErrorDeta
 const noCredentials = (config: DestinationConfig): ErrorDetail[] =>
   config.credentials === null ? [] : [{ path: '/credentials', message: `must be null or absent for ${config.channel}` }];
 
-const requireUrl = (config: DestinationConfig, what: string): ErrorDetail[] =>
-  config.url === null ? [{ path: '/url', message: `is required: ${what}` }] : [];
+const requireUrl = (config: DestinationConfig, what: string): ErrorDetail[] => (config.url === null ? [{ path: '/url', message: `is required: ${what}` }] : []);
 
 const RULES: Record<DestinationConfig['channel'], Rule> = {
   slack(config, { providers }) {
@@ -106,7 +105,7 @@ const RULES: Record<DestinationConfig['channel'], Rule> = {
       problems.push({ path: '/url', message: 'must be an email address (user@host or mailto:user@host)' });
     }
     if (config.url === null && ownerEmail === null) {
-      problems.push({ path: '/url', message: "is required: the workspace has no owner email to send to; give an address (user@host)" });
+      problems.push({ path: '/url', message: 'is required: the workspace has no owner email to send to; give an address (user@host)' });
     }
     return problems;
   },
@@ -119,10 +118,13 @@ export function channelConfigProblems(config: DestinationConfig, context: Valida
   for (const name of SECRET_CREDENTIALS) {
     const value = config.credentials?.[name];
     if (typeof value === 'string' && looksAbbreviated(value)) {
-      problems.push({ path: `/credentials/${name}`, message: 'is abbreviated (ends with …); send the full secret, or omit credentials to keep the stored one' });
+      problems.push({
+        path: `/credentials/${name}`,
+        message: 'is abbreviated (ends with …); send the full secret, or omit credentials to keep the stored one',
+      });
     }
   }
-  if (config.url !== null && config.url.includes('…')) {
+  if (config.url?.includes('…')) {
     problems.push({ path: '/url', message: 'is abbreviated (contains …); send the full URL, or omit url to keep the stored one' });
   }
   return problems;

@@ -67,7 +67,14 @@ async function applyChunk(db: PostgresStore, outcomes: readonly PolicyOutcome[],
   return db.transaction(async (tx) => {
     const current = await claimPolicies(tx, outcomes);
     const judged = current.filter((o) => o.buckets.some((b) => b.verdict !== 'none'));
-    const open = new Map((await lockOpenAlerts(tx, judged.map((o) => o.target.policy_id))).map((a) => [a.policy_id, a]));
+    const open = new Map(
+      (
+        await lockOpenAlerts(
+          tx,
+          judged.map((o) => o.target.policy_id),
+        )
+      ).map((a) => [a.policy_id, a]),
+    );
     const inserts: Alert[] = [];
     const updates: Alert[] = [];
     const notifications = [];

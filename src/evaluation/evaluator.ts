@@ -86,7 +86,11 @@ export class PolicyEvaluator {
     });
     const bucketStats = statsOf(stats, workspaceId, target.event_id, bucket.start);
     const { value, verdict } = closedBucketVerdict(target, bucketStats);
-    const result = await applyOutcomes(this.deps.postgres, [{ target, buckets: [{ bucket, stats: bucketStats, value, verdict, early: false }], evaluatedUntil: null }], new Date(this.now()));
+    const result = await applyOutcomes(
+      this.deps.postgres,
+      [{ target, buckets: [{ bucket, stats: bucketStats, value, verdict, early: false }], evaluatedUntil: null }],
+      new Date(this.now()),
+    );
     // The policy was deleted between the two reads.
     if (!result.latest.has(policyId)) await loadTarget(this.deps.postgres, workspaceId, policyId);
     return { policy_id: policyId, bucket, stats: bucketStats, value, breached: verdict === 'breach', alert: result.latest.get(policyId) ?? null };

@@ -8,7 +8,18 @@ import type { Queryable } from '../stores/postgres.js';
 /** The policy's rule and progress, with the watched event's name and timezone. */
 export type EvaluationTarget = Pick<
   Policy,
-  'policy_id' | 'workspace_id' | 'event_id' | 'title' | 'channel' | 'period' | 'aggregate' | 'condition' | 'threshold' | 'severity' | 'updated_at' | 'evaluated_until'
+  | 'policy_id'
+  | 'workspace_id'
+  | 'event_id'
+  | 'title'
+  | 'channel'
+  | 'period'
+  | 'aggregate'
+  | 'condition'
+  | 'threshold'
+  | 'severity'
+  | 'updated_at'
+  | 'evaluated_until'
 > &
   Pick<EventDefinition, 'agent' | 'event' | 'timezone'>;
 

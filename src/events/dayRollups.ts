@@ -11,7 +11,20 @@
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 
 /** Every column of rollup_day, named so that a column added to the table cannot shift the others. */
-export const DAY_ROW_COLUMNS = ['workspace_id', 'event_id', 'bucket', 'agent', 'event', 'count', 'value', 'squares', 'min', 'max', 'variance', 'quantiles'] as const;
+export const DAY_ROW_COLUMNS = [
+  'workspace_id',
+  'event_id',
+  'bucket',
+  'agent',
+  'event',
+  'count',
+  'value',
+  'squares',
+  'min',
+  'max',
+  'variance',
+  'quantiles',
+] as const;
 
 /** Day rows of one event rebuilt from its minute rows, in DAY_ROW_COLUMNS order and names. */
 export const DAY_ROWS_FROM_MINUTES = `

@@ -38,8 +38,7 @@ export interface NewEventDefinition {
 export type EventDefinitionChanges = Partial<Pick<EventDefinition, 'agent' | 'title' | 'description' | 'unit' | 'timezone' | 'public'>>;
 
 /** Another definition of the workspace already has this (agent, event) pair. */
-const eventExists = (agent: string, event: string) =>
-  conflict('event_exists', `An event definition for agent "${agent}" and event "${event}" already exists.`);
+const eventExists = (agent: string, event: string) => conflict('event_exists', `An event definition for agent "${agent}" and event "${event}" already exists.`);
 
 const EDITABLE: readonly (keyof EventDefinitionChanges)[] = ['agent', 'title', 'description', 'unit', 'timezone', 'public'];
 
@@ -144,10 +143,7 @@ export async function deleteEventDefinition(db: Queryable, workspaceId: string, 
 }
 
 export async function getEventDefinition(db: Queryable, workspaceId: string, eventId: string): Promise<EventDefinition | null> {
-  const rows = await db.query<EventDefinition>(`SELECT ${COLUMNS} FROM event_definitions WHERE user_id = $1 AND event_id = $2`, [
-    workspaceId,
-    eventId,
-  ]);
+  const rows = await db.query<EventDefinition>(`SELECT ${COLUMNS} FROM event_definitions WHERE user_id = $1 AND event_id = $2`, [workspaceId, eventId]);
   return rows[0] ?? null;
 }
 

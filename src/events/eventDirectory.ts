@@ -122,7 +122,10 @@ export class EventDirectory {
       });
     } else {
       // A refresh replaces the stale entry only once it has an answer.
-      resolved.then(() => pairs.set(key, entry), () => {});
+      resolved.then(
+        () => pairs.set(key, entry),
+        () => {},
+      );
     }
     return entry;
   }

@@ -7,7 +7,14 @@ import type { Page } from '../page.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { Queryable } from '../stores/postgres.js';
 import { rebucketDayRollups } from './dayRollups.js';
-import { DEFAULT_AGENT, DefinitionLimitError, getEventDefinition, insertEventDefinition, writeEventDefinitionChanges, type EventDefinition } from './definitions.js';
+import {
+  DEFAULT_AGENT,
+  DefinitionLimitError,
+  getEventDefinition,
+  insertEventDefinition,
+  writeEventDefinitionChanges,
+  type EventDefinition,
+} from './definitions.js';
 import type { EventDirectory } from './eventDirectory.js';
 import type { TimezoneCatalog } from './timezones.js';
 
@@ -84,12 +91,7 @@ export async function requireEventDefinition(postgres: Queryable, workspaceId: s
 }
 
 /** Applies the fields the edit carries; a new timezone re-buckets the day rollup first. */
-export async function updateEventDefinition(
-  deps: EventsDeps,
-  workspaceId: string,
-  eventId: string,
-  edit: EventDefinitionEdit,
-): Promise<EventDefinition> {
+export async function updateEventDefinition(deps: EventsDeps, workspaceId: string, eventId: string, edit: EventDefinitionEdit): Promise<EventDefinition> {
   const current = await requireEventDefinition(deps.postgres, workspaceId, eventId);
   if (edit.event !== undefined && edit.event.trim() !== current.event) {
     throw validationFailed([{ path: '/event', message: `cannot be changed; it is "${current.event}"` }]);

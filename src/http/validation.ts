@@ -8,8 +8,7 @@ import { validationFailed, type ErrorDetail } from '../errors.js';
 import { textProblems } from './textRules.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
 function createAjv(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: true, coerceTypes, useDefaults: false, allowUnionTypes: true });
@@ -58,7 +57,7 @@ const TYPE_NAMES: Record<string, string> = {
 function enumOfMissing(rootSchema: unknown, error: ErrorObject, property: string): unknown[] | null {
   let schema = rootSchema as Record<string, unknown> | undefined;
   for (const segment of error.schemaPath.split('/').slice(1, -1)) schema = schema?.[decodeURIComponent(segment)] as typeof schema;
-  const values = ((schema?.properties as Record<string, { enum?: unknown[] }> | undefined)?.[property])?.enum;
+  const values = (schema?.properties as Record<string, { enum?: unknown[] }> | undefined)?.[property]?.enum;
   return Array.isArray(values) ? values : null;
 }
 
@@ -74,7 +73,9 @@ function reword(error: ErrorObject, rootSchema: unknown): ErrorDetail {
       return { path: `${path}/${String(p.missingProperty)}`, message };
     }
     case 'type': {
-      const types = String(p.type).split(',').map((t) => TYPE_NAMES[t] ?? t);
+      const types = String(p.type)
+        .split(',')
+        .map((t) => TYPE_NAMES[t] ?? t);
       return { path, message: `must be ${types.join(' or ')}` };
     }
     case 'enum':

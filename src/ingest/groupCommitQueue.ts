@@ -148,10 +148,10 @@ export class GroupCommitQueue<T> {
   private async writeIsolating(batch: readonly Waiting<T>[]): Promise<void> {
     try {
       await this.options.write(batch.map((w) => w.rows));
-      batch.forEach((w) => w.resolve());
+      for (const w of batch) w.resolve();
     } catch (err) {
       if (batch.length === 1 || this.options.isolates?.(err) !== true) {
-        batch.forEach((w) => w.reject(err));
+        for (const w of batch) w.reject(err);
         return;
       }
       const half = Math.ceil(batch.length / 2);

@@ -73,7 +73,10 @@ export class LogIngestor {
         await this.withdrawCreated(workspaceId, records, eventIds);
         this.deps.metrics.rejectedRecords.inc({ reason: 'refused_by_store' }, records.length);
         this.deps.logger.warn('log batch refused by ClickHouse', { workspace_id: workspaceId, records: records.length, err: err.cause });
-        throw invalid('records_refused', 'The store refused a value of this batch, and nothing of the batch was stored. Check its text for invalid characters.');
+        throw invalid(
+          'records_refused',
+          'The store refused a value of this batch, and nothing of the batch was stored. Check its text for invalid characters.',
+        );
       }
       this.deps.metrics.rejectedRecords.inc({ reason: 'storage_error' }, records.length);
       this.deps.logger.error('log insert failed', { err, records: records.length });
@@ -95,7 +98,9 @@ export class LogIngestor {
   /** Stores everything still queued, and completes failed inserts if it can (shutdown). */
   async drain(): Promise<void> {
     await this.queue.drain();
-    await this.writer.completeUnsettled().catch((err: unknown) => this.deps.logger.error('a failed log insert could not be completed before shutdown', { err }));
+    await this.writer
+      .completeUnsettled()
+      .catch((err: unknown) => this.deps.logger.error('a failed log insert could not be completed before shutdown', { err }));
   }
 
   /** The event definition of each (agent, event) pair of the batch, created when new. */
@@ -108,7 +113,9 @@ export class LogIngestor {
     const outcomes = await Promise.allSettled(
       [...pairs].map(async ([key, p]) => resolved.set(key, await this.deps.directory.resolve(workspaceId, p.agent, p.event))),
     );
-    const failures = [...pairs.values()].flatMap((p, i) => (outcomes[i]!.status === 'rejected' ? [{ pair: p, reason: (outcomes[i] as PromiseRejectedResult).reason }] : []));
+    const failures = [...pairs.values()].flatMap((p, i) =>
+      outcomes[i]!.status === 'rejected' ? [{ pair: p, reason: (outcomes[i] as PromiseRejectedResult).reason }] : [],
+    );
     if (failures.length === 0) return resolved;
 
     await this.withdrawCreated(workspaceId, records, resolved);
@@ -132,9 +139,7 @@ export class LogIngestor {
     const created = [...resolved].filter(([, r]) => r.created);
     if (created.length === 0) return;
     const byKey = new Map(records.map((r) => [pairKey(r), r]));
-    await Promise.all(
-      created.map(([key, r]) => this.deps.directory.withdraw(workspaceId, byKey.get(key)!.agent, byKey.get(key)!.event, r.eventId)),
-    );
+    await Promise.all(created.map(([key, r]) => this.deps.directory.withdraw(workspaceId, byKey.get(key)!.agent, byKey.get(key)!.event, r.eventId)));
   }
 
   private overloaded(records: number) {

@@ -184,7 +184,7 @@ export class LogWriter {
         }
         this.inFlight.set(key, outcome);
         claims.push(key);
-        kept.push(before ? { row, before } : { row });
+        kept.push(before !== undefined ? { row, before } : { row });
       }
     }
 
@@ -254,7 +254,9 @@ export class LogWriter {
       this.unsettled.splice(this.unsettled.indexOf(u), 1);
       this.release(u.claims, u.outcome, u.settle, false);
       this.logger.error('gave up completing a failed log insert; it may be stored in part', { token: u.token, rows: u.rows, err });
-      throw new Error(`gave up an insert that failed for ${UNSETTLED_GIVE_UP_MS / 60_000} minutes; it may be stored in part (token ${u.token})`, { cause: err });
+      throw new Error(`gave up an insert that failed for ${UNSETTLED_GIVE_UP_MS / 60_000} minutes; it may be stored in part (token ${u.token})`, {
+        cause: err,
+      });
     }
     this.unsettled.splice(this.unsettled.indexOf(u), 1);
     this.remember(u.stored);

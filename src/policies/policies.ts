@@ -73,10 +73,7 @@ export async function listPolicies(db: Queryable, workspaceId: string, page: Pag
 export async function updatePolicy(db: PostgresStore, workspaceId: string, policyId: string, changes: Partial<PolicyFields>): Promise<Policy> {
   requireFiniteThreshold(changes.threshold);
   return db.transaction(async (tx) => {
-    const [current] = await tx.query<Policy>(`SELECT ${COLUMNS} FROM policies WHERE workspace_id = $1 AND policy_id = $2 FOR UPDATE`, [
-      workspaceId,
-      policyId,
-    ]);
+    const [current] = await tx.query<Policy>(`SELECT ${COLUMNS} FROM policies WHERE workspace_id = $1 AND policy_id = $2 FOR UPDATE`, [workspaceId, policyId]);
     if (!current) throw notFound('policy');
     if (changes.event_id !== undefined && changes.event_id !== current.event_id) await requireEvent(tx, workspaceId, changes.event_id);
     const restarts =

@@ -15,15 +15,11 @@ export interface Stores {
 
 export function clickHouseOptions(config: Config): ClickHouseOptions {
   const { url, user, password, database } = config.clickhouse;
-  return url === null
-    ? { mode: 'embedded', path: path.join(config.dataDir, 'clickhouse'), database }
-    : { mode: 'server', url, user, password, database };
+  return url === null ? { mode: 'embedded', path: path.join(config.dataDir, 'clickhouse'), database } : { mode: 'server', url, user, password, database };
 }
 
 export function postgresOptions(config: Config): PostgresOptions {
-  return config.databaseUrl === null
-    ? { mode: 'embedded', dir: path.join(config.dataDir, 'postgres') }
-    : { mode: 'server', url: config.databaseUrl };
+  return config.databaseUrl === null ? { mode: 'embedded', dir: path.join(config.dataDir, 'postgres') } : { mode: 'server', url: config.databaseUrl };
 }
 
 export interface OpenStoresOptions {

@@ -67,10 +67,7 @@ export function localDayOf(timezone: string, epochMs: number): DayInterval {
   const [y, m, d] = [local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate()];
   const start = startOfLocalDate(timezone, y, m, d);
   // Defensive: should the guess ever land after the instant, the instant belongs to the day before.
-  const interval =
-    start <= epochMs
-      ? { start, end: startOfLocalDate(timezone, y, m, d + 1) }
-      : { start: startOfLocalDate(timezone, y, m, d - 1), end: start };
+  const interval = start <= epochMs ? { start, end: startOfLocalDate(timezone, y, m, d + 1) } : { start: startOfLocalDate(timezone, y, m, d - 1), end: start };
   days.unshift(interval);
   if (days.length > RECENT_DAYS_PER_ZONE) days.pop();
   return interval;

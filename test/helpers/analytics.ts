@@ -91,6 +91,9 @@ export function expectSameNumbers(actual: ComparisonNumbers | null, expected: Co
   for (const [field, want] of Object.entries(expected) as [keyof ComparisonNumbers, number | null][]) {
     const got = actual[field];
     if (want === null) expect(got, field).to.equal(null);
-    else expect(got, field).to.be.a('number').and.closeTo(want, Math.abs(want) * 1e-9 + 1e-9);
+    else
+      expect(got, field)
+        .to.be.a('number')
+        .and.closeTo(want, Math.abs(want) * 1e-9 + 1e-9);
   }
 }

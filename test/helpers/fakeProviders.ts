@@ -4,13 +4,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import type { Json } from './http.js';
 
 export interface RecordedRequest {
   readonly method: string;
   readonly path: string;
   readonly headers: http.IncomingHttpHeaders;
   readonly body: string;
-  readonly json: any;
+  readonly json: Json;
   readonly at: number;
 }
 

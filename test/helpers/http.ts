@@ -1,6 +1,11 @@
 // A small fetch wrapper: every test request states its token, and gets status, headers and
 // the parsed JSON body (or the text when the body is not JSON).
-export interface TestResponse<T = any> {
+
+/** A parsed response body: tests assert its fields one by one, so it is left untyped here, and only here. */
+// biome-ignore lint/suspicious/noExplicitAny: the one untyped JSON type of the tests, see above
+export type Json = any;
+
+export interface TestResponse<T = Json> {
   readonly status: number;
   readonly headers: Headers;
   readonly body: T;
@@ -15,7 +20,7 @@ export interface RequestOptions {
   readonly headers?: Record<string, string>;
 }
 
-export async function request<T = any>(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<TestResponse<T>> {
+export async function request<T = Json>(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<TestResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   let body: string | undefined;

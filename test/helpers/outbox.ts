@@ -77,9 +77,13 @@ export async function resolveAlert(db: Queryable, workspaceId: string, alertId: 
 async function notify(db: Queryable, workspaceId: string, alertId: string, policy: SeededPolicy, type: 'alert.triggered' | 'alert.resolved'): Promise<string> {
   const notificationId = newId();
   const alert = alertObject(alertId, policy, type === 'alert.triggered' ? 'triggered' : 'resolved');
-  await db.query(
-    `INSERT INTO alert_notifications (notification_id, workspace_id, alert_id, policy_id, type, alert) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [notificationId, workspaceId, alertId, policy.policyId, type, alert],
-  );
+  await db.query(`INSERT INTO alert_notifications (notification_id, workspace_id, alert_id, policy_id, type, alert) VALUES ($1, $2, $3, $4, $5, $6)`, [
+    notificationId,
+    workspaceId,
+    alertId,
+    policy.policyId,
+    type,
+    alert,
+  ]);
   return notificationId;
 }

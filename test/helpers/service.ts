@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { startService, type Service } from '../../src/service.js';
 import { openStores, type OpenStoresOptions, type Stores } from '../../src/stores/index.js';
-import { request, type RequestOptions, type TestResponse } from './http.js';
+import { request, type Json, type RequestOptions, type TestResponse } from './http.js';
 import { freshStoreOptions } from './stores.js';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -13,9 +13,9 @@ export interface TestService {
   readonly logsUrl: string | null;
   readonly stores: Stores;
   readonly storeOptions: OpenStoresOptions;
-  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  request<T = Json>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   /** A request to another listener of the service (e.g. logsUrl). */
-  requestTo<T = any>(baseUrl: string, method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  requestTo<T = Json>(baseUrl: string, method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   /** Issues a token for a workspace through the admin API. */
   tokenFor(workspaceId: string, email?: string): Promise<string>;
   close(): Promise<void>;

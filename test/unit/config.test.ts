@@ -65,8 +65,20 @@ describe('configuration', () => {
     }
     expect(error).to.be.instanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
-    for (const name of ['PORT', 'ROLE', 'CLICKHOUSE_URL', 'DATABASE_URL', 'ADMIN_TOKEN', 'ALLOW_PRIVATE_TARGETS', 'SLACK_WEBHOOK_ORIGIN', 'CLICKHOUSE_DATABASE']) {
-      expect(problems.some((p) => p.startsWith(name)), `a problem names ${name}`).to.equal(true);
+    for (const name of [
+      'PORT',
+      'ROLE',
+      'CLICKHOUSE_URL',
+      'DATABASE_URL',
+      'ADMIN_TOKEN',
+      'ALLOW_PRIVATE_TARGETS',
+      'SLACK_WEBHOOK_ORIGIN',
+      'CLICKHOUSE_DATABASE',
+    ]) {
+      expect(
+        problems.some((p) => p.startsWith(name)),
+        `a problem names ${name}`,
+      ).to.equal(true);
     }
     expect(problems).to.have.length(8);
     expect((error as Error).message, 'no password in the message').not.to.include('hunter2');

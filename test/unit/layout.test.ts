@@ -19,7 +19,9 @@ describe('layout', () => {
     const offenders = domains
       .flatMap((d) => tsFilesUnder(path.join(srcDir, d.name)))
       .filter((file) =>
-        [...readFileSync(file, 'utf8').matchAll(/from '([^']+)'/g)].some(([, spec]) => spec!.startsWith('.') && path.resolve(path.dirname(file), spec!).startsWith(path.join(srcDir, 'http') + path.sep)),
+        [...readFileSync(file, 'utf8').matchAll(/from '([^']+)'/g)].some(
+          ([, spec]) => spec!.startsWith('.') && path.resolve(path.dirname(file), spec!).startsWith(path.join(srcDir, 'http') + path.sep),
+        ),
       )
       .map((file) => path.relative(projectRoot, file));
     expect(offenders).to.deep.equal([]);

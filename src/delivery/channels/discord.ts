@@ -20,11 +20,10 @@ export const discordChannel: ChannelSender = {
   send({ destination, notification, settings }) {
     const [headline, ...rest] = messageLines(notification);
     const content = [`**${headline}**`, ...rest].join('\n').slice(0, MAX_CONTENT);
-    return postJson(
-      destination.url!,
-      { content, allowed_mentions: { parse: [] } },
-      settings,
-      { guard: false, secrets: secretsOf(destination), retryAfterFromBody },
-    );
+    return postJson(destination.url!, { content, allowed_mentions: { parse: [] } }, settings, {
+      guard: false,
+      secrets: secretsOf(destination),
+      retryAfterFromBody,
+    });
   },
 };

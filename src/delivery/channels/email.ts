@@ -59,7 +59,11 @@ function classifySmtpError(err: unknown, settings: DeliverySettings): Outcome {
     );
   }
   const reason = e.code === 'ETIMEDOUT' ? 'timeout' : 'network_error';
-  return failure('retry', reason, `SMTP ${reason === 'timeout' ? 'time-out' : 'connection failed'}${e.code ? ` (${e.code})` : ''}: ${scrub(e.message ?? String(err))}`);
+  return failure(
+    'retry',
+    reason,
+    `SMTP ${reason === 'timeout' ? 'time-out' : 'connection failed'}${e.code ? ` (${e.code})` : ''}: ${scrub(e.message ?? String(err))}`,
+  );
 }
 
 export const emailChannel: ChannelSender = {

@@ -12,18 +12,13 @@ export const webhookChannel: ChannelSender = {
 
   send({ destination, notification, settings }) {
     const authorization = destination.credentials?.authorization;
-    return postJson(
-      destination.url!,
-      { type: notification.type, alert: notification.alert },
-      settings,
-      {
-        guard: true,
-        secrets: secretsOf(destination),
-        headers: {
-          'idempotency-key': notification.id,
-          ...(typeof authorization === 'string' && authorization !== '' ? { authorization } : {}),
-        },
+    return postJson(destination.url!, { type: notification.type, alert: notification.alert }, settings, {
+      guard: true,
+      secrets: secretsOf(destination),
+      headers: {
+        'idempotency-key': notification.id,
+        ...(typeof authorization === 'string' && authorization !== '' ? { authorization } : {}),
       },
-    );
+    });
   },
 };

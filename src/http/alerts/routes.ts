@@ -61,7 +61,7 @@ export function alertRoutes({ postgres, now = Date.now }: AlertRoutesDeps): ApiR
           200: { description: 'The updated alert.', schema: alertResponseSchema },
           400: { description: 'alertID is not a UUID, or the body is not empty.' },
           404: { description: 'No such alert in this workspace.' },
-          409: { description: 'The alert\'s status does not allow this action.' },
+          409: { description: "The alert's status does not allow this action." },
         },
       },
       async (ctx) => {

@@ -56,9 +56,20 @@ export const windowResponseSchema = {
         {
           type: 'object',
           required: [
-            'current_value', 'current_count', 'current_mean', 'current_stddev',
-            'previous_value', 'previous_count', 'previous_mean', 'previous_stddev',
-            'value_delta', 'count_delta', 'mean_delta', 'value_pct_change', 'count_pct_change', 'mean_pct_change',
+            'current_value',
+            'current_count',
+            'current_mean',
+            'current_stddev',
+            'previous_value',
+            'previous_count',
+            'previous_mean',
+            'previous_stddev',
+            'value_delta',
+            'count_delta',
+            'mean_delta',
+            'value_pct_change',
+            'count_pct_change',
+            'mean_pct_change',
           ],
           properties: {
             current_value: { type: 'number', description: 'Sum of values in the current window.' },

@@ -27,7 +27,11 @@ const attemptSchema = {
     notification_id: { type: ['string', 'null'], format: 'uuid', description: 'Sent as Idempotency-Key to webhooks; the same for every retry.' },
     channel: { type: 'string' },
     target: { type: 'string', description: 'Where it went, secrets abbreviated.' },
-    status: { type: 'string', enum: ['pending', 'delivered', 'failed', 'exhausted'], description: 'failed: a retry follows at next_attempt_at; exhausted: no retry follows.' },
+    status: {
+      type: 'string',
+      enum: ['pending', 'delivered', 'failed', 'exhausted'],
+      description: 'failed: a retry follows at next_attempt_at; exhausted: no retry follows.',
+    },
     response_status: { type: ['integer', 'null'] },
     error_message: { type: ['string', 'null'] },
     kind: { type: 'string', enum: ['alert', 'test'] },
@@ -75,7 +79,6 @@ export function deliveryHistoryRoutes(postgres: PostgresStore): ApiRouter {
     async (ctx, { query }) => {
       const workspaceId = workspaceOf(ctx);
       const alertId = ctx.params.alertID!;
-      const page = pageOf(query);
       const attempts = await listAttemptsOfAlert(postgres, workspaceId, alertId, query.kind ?? 'alert', pageOf(query));
       if (attempts.length === 0 && !(await alertOrTestExists(postgres, workspaceId, alertId))) throw notFound('alert');
       ctx.body = attempts.map(deliveryAttemptJson);

@@ -7,13 +7,7 @@ import { pageOf } from '../../page.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import { destinationJson } from './representation.js';
-import {
-  createDestinationSchema,
-  destinationResponseSchema,
-  listDestinationsQuerySchema,
-  testSendResponseSchema,
-  updateDestinationSchema,
-} from './schemas.js';
+import { createDestinationSchema, destinationResponseSchema, listDestinationsQuerySchema, testSendResponseSchema, updateDestinationSchema } from './schemas.js';
 
 export interface DestinationRoutesDeps {
   readonly providers: ProviderOrigins;
@@ -86,7 +80,7 @@ export function destinationRoutes({ providers, delivery }: DestinationRoutesDeps
         responses: {
           200: { description: 'The provider accepted the test.', schema: testSendResponseSchema },
           404: notFound,
-          502: { description: "The provider refused or failed; its status and answer are in details, with alert_id and destination_id beside error." },
+          502: { description: 'The provider refused or failed; its status and answer are in details, with alert_id and destination_id beside error.' },
         },
       },
       async (ctx) => {

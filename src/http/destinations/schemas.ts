@@ -6,12 +6,14 @@ const writable = {
   url: {
     type: ['string', 'null'],
     maxLength: 2048,
-    description: 'slack/discord: the incoming webhook URL; webhook: the absolute http(s) URL to POST to; email: user@host or mailto:user@host (absent: the workspace owner); telegram: none.',
+    description:
+      'slack/discord: the incoming webhook URL; webhook: the absolute http(s) URL to POST to; email: user@host or mailto:user@host (absent: the workspace owner); telegram: none.',
   },
   credentials: {
     type: ['object', 'null'],
     additionalProperties: false,
-    description: 'telegram: bot_token and chat_id (required); webhook: optional authorization (sent as the Authorization header); others: none. Secrets read back abbreviated.',
+    description:
+      'telegram: bot_token and chat_id (required); webhook: optional authorization (sent as the Authorization header); others: none. Secrets read back abbreviated.',
     properties: {
       bot_token: { type: 'string', maxLength: 256 },
       chat_id: { type: ['string', 'integer'] },
@@ -57,7 +59,19 @@ const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' } as c
 
 export const destinationResponseSchema = {
   type: 'object',
-  required: ['destination_id', 'channel', 'url', 'credentials', 'scope', 'policy_ids', 'enabled', 'created_at', 'updated_at', 'last_delivered_at', 'last_error'],
+  required: [
+    'destination_id',
+    'channel',
+    'url',
+    'credentials',
+    'scope',
+    'policy_ids',
+    'enabled',
+    'created_at',
+    'updated_at',
+    'last_delivered_at',
+    'last_error',
+  ],
   properties: {
     destination_id: { type: 'string', format: 'uuid' },
     channel: { type: 'string', enum: CHANNELS },

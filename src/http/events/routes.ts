@@ -1,25 +1,12 @@
 // Event definitions (INTERFACE §4.5, DECISIONS E) and the rollup read of one event. The
 // rules live in src/events/operations.ts; this file validates, calls it and presents.
-import {
-  createEventDefinition,
-  readEventRollups,
-  requireEventDefinition,
-  updateEventDefinition,
-  type EventsDeps,
-} from '../../events/operations.js';
+import { createEventDefinition, readEventRollups, requireEventDefinition, updateEventDefinition, type EventsDeps } from '../../events/operations.js';
 import { listEventDefinitions } from '../../events/definitions.js';
 import { pageOf } from '../../page.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import { eventDefinitionJson, rollupItemJson } from './representation.js';
-import {
-  createEventSchema,
-  eventDefinitionSchema,
-  listEventsQuerySchema,
-  rollupItemSchema,
-  rollupQuerySchema,
-  updateEventSchema,
-} from './schemas.js';
+import { createEventSchema, eventDefinitionSchema, listEventsQuerySchema, rollupItemSchema, rollupQuerySchema, updateEventSchema } from './schemas.js';
 
 const invalidInput = { description: 'Invalid input; nothing was changed.' };
 const noSuchEvent = { description: 'No such event definition in this workspace.' };
@@ -66,7 +53,12 @@ export function eventRoutes(deps: EventsDeps): ApiRouter {
         summary: 'Change an event definition',
         description: 'Changes only the fields sent. A new timezone rebuilds the day rollup in the new local days.',
         body: updateEventSchema,
-        responses: { 200: definitionResponse, 400: invalidInput, 404: noSuchEvent, 409: { description: 'The new agent makes a pair that exists (event_exists).' } },
+        responses: {
+          200: definitionResponse,
+          400: invalidInput,
+          404: noSuchEvent,
+          409: { description: 'The new agent makes a pair that exists (event_exists).' },
+        },
       },
       async (ctx, { body }) => {
         ctx.body = eventDefinitionJson(await updateEventDefinition(deps, workspaceOf(ctx), ctx.params.eventID!, body));

@@ -39,9 +39,7 @@ export function healthRoutes(stores: Stores, metrics: Metrics): ApiRouter {
         const checks = { clickhouse: clickhouse.status === 'fulfilled' ? 'ok' : 'down', postgres: postgres.status === 'fulfilled' ? 'ok' : 'down' };
         const ready = checks.clickhouse === 'ok' && checks.postgres === 'ok';
         ctx.status = ready ? 200 : 503;
-        ctx.body = ready
-          ? { status: 'ok', checks }
-          : { error: { code: 'not_ready', message: 'A store does not answer.', details: [] }, checks };
+        ctx.body = ready ? { status: 'ok', checks } : { error: { code: 'not_ready', message: 'A store does not answer.', details: [] }, checks };
       },
     )
     .add(

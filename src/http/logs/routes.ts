@@ -1,4 +1,5 @@
 import type { LogIngestor } from '../../ingest/logIngestor.js';
+import type { NewLogRecord } from '../../ingest/logWriter.js';
 import type { Metrics } from '../../metrics.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
@@ -30,7 +31,7 @@ export function logRoutes(ingestor: LogIngestor | null, metrics: Metrics): ApiRo
       if (ingestor === null) throw new Error('POST /v1.0/logs is mounted only in a process that ingests');
       const receivedAt = Date.now();
       const body: unknown = ctx.request.body;
-      let records;
+      let records: NewLogRecord[];
       try {
         records = validateLogBatch(body, receivedAt);
       } catch (err) {

@@ -6,15 +6,7 @@ import { newId } from '../../ids.js';
 import type { NewLogRecord } from '../../ingest/logWriter.js';
 import { nestingDepth, textProblems } from '../textRules.js';
 import { compileBodySchema, problemsOf } from '../validation.js';
-import {
-  logBatchSchema,
-  MAX_AGE_MS,
-  MAX_AHEAD_MS,
-  MAX_META_BYTES,
-  MAX_META_KEYS,
-  MAX_NAME_LENGTH,
-  type LogRecordInput,
-} from './schema.js';
+import { logBatchSchema, MAX_AGE_MS, MAX_AHEAD_MS, MAX_META_BYTES, MAX_META_KEYS, MAX_NAME_LENGTH, type LogRecordInput } from './schema.js';
 
 const validateShape = compileBodySchema(logBatchSchema);
 

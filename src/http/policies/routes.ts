@@ -8,13 +8,7 @@ import { alertResponseSchema } from '../alerts/schemas.js';
 import { pageOf } from '../../page.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
-import {
-  createPolicySchema,
-  evaluateBodySchema,
-  listPoliciesQuerySchema,
-  policyResponseSchema,
-  updatePolicySchema,
-} from './schemas.js';
+import { createPolicySchema, evaluateBodySchema, listPoliciesQuerySchema, policyResponseSchema, updatePolicySchema } from './schemas.js';
 
 export interface PolicyRoutesDeps {
   readonly postgres: PostgresStore;
@@ -122,7 +116,7 @@ export function policyRoutes({ postgres, evaluator }: PolicyRoutesDeps): ApiRout
       path: '/:policyID/evaluate',
       summary: 'Evaluate a policy now',
       description:
-        'Evaluates the last bucket closed before `at` (default now) and applies the verdict: a breach raises or updates the open alert, a bucket that no longer breaches resolves it. Works on disabled policies too; the worker\'s own progress is not moved.',
+        "Evaluates the last bucket closed before `at` (default now) and applies the verdict: a breach raises or updates the open alert, a bucket that no longer breaches resolves it. Works on disabled policies too; the worker's own progress is not moved.",
       body: evaluateBodySchema,
       responses: { 200: { description: 'The verdict.', schema: evaluationResponseSchema }, ...errors },
     },

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { baseMinute, createEvent, createPolicy, IDLE_WORKER_ENV, ingestAt, MINUTE, outboxOf } from '../evaluation/helpers.js';
+import type { Json } from '../../helpers/http.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -18,13 +19,30 @@ describe('alerts API', function () {
     token = await svc.tokenFor(ws);
     otherToken = await svc.tokenFor('alerts-other-ws');
     eventId = await createEvent(svc, token, 'errors', 'UTC', 'api');
-    await ingestAt(svc.stores, ws, 'errors', [[5, t0 + 1000], [7, t0 + 2000]], 'api');
+    await ingestAt(
+      svc.stores,
+      ws,
+      'errors',
+      [
+        [5, t0 + 1000],
+        [7, t0 + 2000],
+      ],
+      'api',
+    );
   });
   after(() => svc.close());
 
   /** A new policy that breaches, and its freshly triggered alert. */
-  async function triggeredAlert(): Promise<{ policyId: string; alert: any }> {
-    const policyId = await createPolicy(svc, token, { event_id: eventId, aggregate: 'max', condition: 'gte', threshold: 7, title: 'Errors', channel: 'ops', severity: 'critical' });
+  async function triggeredAlert(): Promise<{ policyId: string; alert: Json }> {
+    const policyId = await createPolicy(svc, token, {
+      event_id: eventId,
+      aggregate: 'max',
+      condition: 'gte',
+      threshold: 7,
+      title: 'Errors',
+      channel: 'ops',
+      severity: 'critical',
+    });
     const res = await svc.request('POST', `/v1.0/policies/${policyId}/evaluate`, { token, body: { at: new Date(t0 + MINUTE).toISOString() } });
     expect(res.status).to.equal(200);
     expect(res.body.breached).to.equal(true);
@@ -126,7 +144,10 @@ describe('alerts API', function () {
       const res = await svc.request('GET', `/v1.0/alerts?status=${status}`, { token });
       expect(res.status).to.equal(200);
       expect(res.body.length, status).to.be.above(0);
-      expect(res.body.every((a: { status: string }) => a.status === status), status).to.equal(true);
+      expect(
+        res.body.every((a: { status: string }) => a.status === status),
+        status,
+      ).to.equal(true);
     }
     const page = await svc.request('GET', '/v1.0/alerts?limit=2&offset=1', { token });
     expect(page.body.map((a: { alert_id: string }) => a.alert_id)).to.deep.equal(all.body.slice(1, 3).map((a: { alert_id: string }) => a.alert_id));

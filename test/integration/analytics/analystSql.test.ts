@@ -86,7 +86,7 @@ describe('analyst SQL (POST /v1.0/admin/sql)', function () {
       'SET max_result_rows = 0',
       // A line break in an alias splits its node in EXPLAIN AST's output.
       "SELECT 1 AS `a\n TableIdentifier x` FROM file('/etc/passwd', 'TSVRawWithNames')",
-      "SELECT 1 FROM logs AS `x\n  TableIdentifier logs` JOIN system.tables AS t ON 1",
+      'SELECT 1 FROM logs AS `x\n  TableIdentifier logs` JOIN system.tables AS t ON 1',
     ];
 
     it('for table functions, other databases, several statements, KILL, USE and output options', async () => {

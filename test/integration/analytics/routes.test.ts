@@ -9,6 +9,7 @@ import { windowResponseSchema } from '../../../src/http/analytics/schemas.js';
 import { buildOpenApiDocument } from '../../../src/http/openapi.js';
 import { sendLogs } from '../../helpers/logs.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import type { Json } from '../../helpers/http.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 const validateResponse = addFormats(new Ajv({ allErrors: true, strict: false })).compile(windowResponseSchema);
@@ -26,7 +27,11 @@ describe('GET /v1.0/events/:eventID/analytics', function () {
     token = await svc.tokenFor('analytics-http');
     const created = await svc.request('POST', '/v1.0/events', { token, body: { event: 'http.latency_ms', timezone: 'Asia/Kolkata' } });
     eventId = created.body.event_id;
-    await sendLogs(svc, token, [2, 4, 6].map((value) => ({ event: 'http.latency_ms', value, occurred_at: sentAt })));
+    await sendLogs(
+      svc,
+      token,
+      [2, 4, 6].map((value) => ({ event: 'http.latency_ms', value, occurred_at: sentAt })),
+    );
   });
   after(() => svc.close());
 
@@ -106,8 +111,13 @@ describe('GET /v1.0/events/:eventID/analytics', function () {
 
   it('is in the OpenAPI document with its parameters and response schema', () => {
     const doc = buildOpenApiDocument([analyticsRoutes(svc.stores)], 'test');
-    const op = doc.paths['/v1.0/events/{eventID}/analytics']?.get as { parameters: { name: string; required: boolean }[]; responses: Record<string, any> };
-    expect(op.parameters.map((p) => [p.name, p.required])).to.deep.equal([['eventID', true], ['view', true], ['period', true], ['previous', true]]);
+    const op = doc.paths['/v1.0/events/{eventID}/analytics']?.get as { parameters: { name: string; required: boolean }[]; responses: Record<string, Json> };
+    expect(op.parameters.map((p) => [p.name, p.required])).to.deep.equal([
+      ['eventID', true],
+      ['view', true],
+      ['period', true],
+      ['previous', true],
+    ]);
     expect(op.responses['200'].content['application/json'].schema).to.equal(windowResponseSchema);
   });
 });

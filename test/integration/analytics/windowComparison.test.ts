@@ -41,7 +41,13 @@ describe('window comparison over the rollups', function () {
   /** An event in `timezone` with these logs; checks every number of the comparison at `now`. */
   async function check(event: string, timezone: string, logs: readonly Log[], period: WindowPeriod, previous: Comparison, now: string) {
     const eventId = await createEvent(event, timezone);
-    await ingestAt(ingestor, workspaceId, 'a', event, logs.map(([at, value]) => ({ at, value })));
+    await ingestAt(
+      ingestor,
+      workspaceId,
+      'a',
+      event,
+      logs.map(([at, value]) => ({ at, value })),
+    );
     const result = await compare(eventId, period, previous, now);
     const valuesIn = (where: Where) => logs.filter((l) => l[2] === where).map((l) => l[1]);
     expectSameNumbers(result.data, expectedNumbers(valuesIn('current'), valuesIn('previous')));
@@ -241,7 +247,10 @@ describe('window comparison over the rollups', function () {
     // The stale process files 19 Nov 16:00Z (20 Nov 01:00 in Tokyo, after the last whole day of
     // the window) under the UTC day of the 19th, inside the window's whole days: read from
     // that day row and from the hour rollup, it would count twice.
-    await ingestAt(stale, workspaceId, 'a', 'moved', [{ at: '2026-11-16T23:30:00.000Z', value: 2 }, { at: '2026-11-19T16:00:00.000Z', value: 4 }]);
+    await ingestAt(stale, workspaceId, 'a', 'moved', [
+      { at: '2026-11-16T23:30:00.000Z', value: 2 },
+      { at: '2026-11-19T16:00:00.000Z', value: 4 },
+    ]);
     const result = await compare(eventId, '7d', 'previous_window', '2026-11-20T03:00:00.000Z'); // Friday noon in Tokyo
     expect(windowsOf(result).slice(0, 2)).to.deep.equal(['2026-11-15T15:00:00.000Z', '2026-11-20T03:01:00.000Z']);
     expectSameNumbers(result.data, expectedNumbers([1, 2, 4], []));

@@ -120,8 +120,14 @@ describe('delivery channels', function () {
 
   it('telegram and discord: the wait a 429 asks for in its JSON answer is honoured', async () => {
     const cases = [
-      [{ channel: 'telegram', credentials: { bot_token: '555:botToken', chat_id: 1 } }, { ok: false, error_code: 429, description: 'Too Many Requests: retry after 2', parameters: { retry_after: 2 } }],
-      [{ channel: 'discord', url: `${provider.origin}/api/webhooks/99/discordToken` }, { message: 'You are being rate limited.', retry_after: 1.5, global: false }],
+      [
+        { channel: 'telegram', credentials: { bot_token: '555:botToken', chat_id: 1 } },
+        { ok: false, error_code: 429, description: 'Too Many Requests: retry after 2', parameters: { retry_after: 2 } },
+      ],
+      [
+        { channel: 'discord', url: `${provider.origin}/api/webhooks/99/discordToken` },
+        { message: 'You are being rate limited.', retry_after: 1.5, global: false },
+      ],
     ] as const;
     for (const [destination, answer] of cases) {
       await onlyDestination(destination);

@@ -36,14 +36,26 @@ describe('log → alert → webhook', function () {
       { event_id: eventId, title: 'Queue too deep', period: 'minute', aggregate: 'max', condition: 'gt', threshold: 100, severity: 'error' },
       201,
     );
-    const destination = await api('POST', '/v1.0/destinations', { channel: 'webhook', url: `${sink.origin}/e2e`, credentials: { authorization: 'Token e2e' } }, 201);
+    const destination = await api(
+      'POST',
+      '/v1.0/destinations',
+      { channel: 'webhook', url: `${sink.origin}/e2e`, credentials: { authorization: 'Token e2e' } },
+      201,
+    );
     await api('POST', '/v1.0/logs', [{ agent: 'worker-7', event: 'queue.depth_items', value: 250 }]);
 
     const [triggered] = await sink.waitForRequests(1, 30_000);
     expect(triggered!.json.type).to.equal('alert.triggered');
     expect(triggered!.headers.authorization).to.equal('Token e2e');
     const alertId: string = triggered!.json.alert.alert_id;
-    expect(triggered!.json.alert).to.include({ policy_id: policy.policy_id, title: 'Queue too deep', agent: 'worker-7', event: 'queue.depth_items', status: 'triggered', value: 250 });
+    expect(triggered!.json.alert).to.include({
+      policy_id: policy.policy_id,
+      title: 'Queue too deep',
+      agent: 'worker-7',
+      event: 'queue.depth_items',
+      status: 'triggered',
+      value: 250,
+    });
 
     const alert = await waitFor('alerted_at', async () => {
       const body = await api('GET', `/v1.0/alerts/${alertId}`);

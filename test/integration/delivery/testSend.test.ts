@@ -86,7 +86,7 @@ describe('test send and delivery history', function () {
     const destination = await svc.request('GET', `/v1.0/destinations/${id}`, { token });
     expect(destination.body.last_error).to.contain('400');
     // A test is never retried.
-    expect((await svc.stores.postgres.query("SELECT 1 FROM delivery_attempts WHERE status = 'pending'"))).to.have.length(0);
+    expect(await svc.stores.postgres.query("SELECT 1 FROM delivery_attempts WHERE status = 'pending'")).to.have.length(0);
   });
 
   it('answers 502 for an unreachable provider, 404 for an unknown destination, and tests a disabled one', async () => {
@@ -104,7 +104,10 @@ describe('test send and delivery history', function () {
   });
 
   it('never shows or logs a full secret, also after a read-back PUT and a failed send', async () => {
-    const created = await svc.request('POST', '/v1.0/destinations', { token, body: { channel: 'telegram', credentials: { bot_token: BOT_TOKEN, chat_id: 7 } } });
+    const created = await svc.request('POST', '/v1.0/destinations', {
+      token,
+      body: { channel: 'telegram', credentials: { bot_token: BOT_TOKEN, chat_id: 7 } },
+    });
     const id = created.body.destination_id;
     const readBack = (await svc.request('GET', `/v1.0/destinations/${id}`, { token })).body;
     const bodies: string[] = [JSON.stringify(created.body), JSON.stringify(readBack)];

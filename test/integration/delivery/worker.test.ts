@@ -56,8 +56,7 @@ describe('delivery worker', function () {
     expect(res.status, res.text).to.equal(201);
     return res.body.destination_id as string;
   };
-  const attemptsOf = async (alertId: string): Promise<Attempt[]> =>
-    (await svc.request<Attempt[]>('GET', `/v1.0/alerts/${alertId}/deliveries`, { token })).body;
+  const attemptsOf = async (alertId: string): Promise<Attempt[]> => (await svc.request<Attempt[]>('GET', `/v1.0/alerts/${alertId}/deliveries`, { token })).body;
   const requestsTo = (path: string) => sink.requests.filter((r) => r.path === path);
   const settle = () => new Promise((r) => setTimeout(r, 600));
 
@@ -171,7 +170,7 @@ describe('delivery worker', function () {
     };
     const workers = [0, 1].map(() => new DeliveryWorker(deps, { pollIntervalMs: 10, concurrency: 4 }));
     const policies = await Promise.all(Array.from({ length: 30 }, (_, i) => seedPolicy(svc.stores.postgres, ws, `p${i}`)));
-    workers.forEach((w) => w.start());
+    for (const w of workers) w.start();
     try {
       const ids = [];
       for (const p of policies) ids.push((await raiseAlert(svc.stores.postgres, ws, p)).notificationId);

@@ -26,19 +26,48 @@ describe('destinations API', function () {
 
   it('creates a destination of every channel, with the documented defaults and secrets abbreviated', async () => {
     const cases = [
-      [{ channel: 'slack', url: SLACK_URL }, { url: `${SLACK_ORIGIN}/services/T0000/B0000/slac…`, credentials: null }],
-      [{ channel: 'discord', url: DISCORD_URL }, { url: 'https://discord.com/api/webhooks/123456/disc…', credentials: null }],
-      [{ channel: 'telegram', credentials: { bot_token: BOT_TOKEN, chat_id: -100123 } }, { url: null, credentials: { bot_token: '1234…', chat_id: -100123 } }],
-      [{ channel: 'webhook', url: 'https://example.com/hook', credentials: { authorization: AUTHORIZATION } }, { url: 'https://example.com/hook', credentials: { authorization: 'Bear…' } }],
-      [{ channel: 'webhook', url: 'http://example.com/plain' }, { url: 'http://example.com/plain', credentials: null }],
-      [{ channel: 'email', url: 'ops@example.com' }, { url: 'ops@example.com', credentials: null }],
-      [{ channel: 'email', url: 'mailto:ops@example.com' }, { url: 'mailto:ops@example.com', credentials: null }],
+      [
+        { channel: 'slack', url: SLACK_URL },
+        { url: `${SLACK_ORIGIN}/services/T0000/B0000/slac…`, credentials: null },
+      ],
+      [
+        { channel: 'discord', url: DISCORD_URL },
+        { url: 'https://discord.com/api/webhooks/123456/disc…', credentials: null },
+      ],
+      [
+        { channel: 'telegram', credentials: { bot_token: BOT_TOKEN, chat_id: -100123 } },
+        { url: null, credentials: { bot_token: '1234…', chat_id: -100123 } },
+      ],
+      [
+        { channel: 'webhook', url: 'https://example.com/hook', credentials: { authorization: AUTHORIZATION } },
+        { url: 'https://example.com/hook', credentials: { authorization: 'Bear…' } },
+      ],
+      [
+        { channel: 'webhook', url: 'http://example.com/plain' },
+        { url: 'http://example.com/plain', credentials: null },
+      ],
+      [
+        { channel: 'email', url: 'ops@example.com' },
+        { url: 'ops@example.com', credentials: null },
+      ],
+      [
+        { channel: 'email', url: 'mailto:ops@example.com' },
+        { url: 'mailto:ops@example.com', credentials: null },
+      ],
       [{ channel: 'email' }, { url: null, credentials: null }],
     ] as const;
     for (const [body, shown] of cases) {
       const res = await create(body);
       expect(res.status, JSON.stringify(body)).to.equal(201);
-      expect(res.body).to.deep.include({ channel: body.channel, scope: 'all', policy_ids: [], enabled: true, last_delivered_at: null, last_error: null, ...shown });
+      expect(res.body).to.deep.include({
+        channel: body.channel,
+        scope: 'all',
+        policy_ids: [],
+        enabled: true,
+        last_delivered_at: null,
+        last_error: null,
+        ...shown,
+      });
       expect(res.body.destination_id).to.match(/^[0-9a-f-]{36}$/);
       expect(res.body.created_at).to.match(/\.\d{3}Z$/);
       expect((await read(res.body.destination_id)).body).to.deep.equal(res.body);
@@ -101,7 +130,10 @@ describe('destinations API', function () {
       const res = await create(body);
       expect(res.status, JSON.stringify(body)).to.equal(400);
       expect(res.body.error.code).to.equal('validation_failed');
-      expect(res.body.error.details.map((d: { path: string }) => d.path), JSON.stringify(body)).to.include(path);
+      expect(
+        res.body.error.details.map((d: { path: string }) => d.path),
+        JSON.stringify(body),
+      ).to.include(path);
     }
     // Without an owner email, an email destination needs an address.
     const res = await create({ channel: 'email' }, otherToken);
@@ -134,13 +166,23 @@ describe('destinations API', function () {
     const readBack = (await read(id)).body;
     const res = await put(id, { ...readBack, enabled: false });
     expect(res.status).to.equal(200);
-    expect(res.body).to.deep.include({ enabled: false, destination_id: id, created_at: readBack.created_at, credentials: { bot_token: '1234…', chat_id: '42' } });
-    const stored = await svc.stores.postgres.query<{ credentials: { bot_token: string } }>('SELECT credentials FROM destinations WHERE destination_id = $1', [id]);
+    expect(res.body).to.deep.include({
+      enabled: false,
+      destination_id: id,
+      created_at: readBack.created_at,
+      credentials: { bot_token: '1234…', chat_id: '42' },
+    });
+    const stored = await svc.stores.postgres.query<{ credentials: { bot_token: string } }>('SELECT credentials FROM destinations WHERE destination_id = $1', [
+      id,
+    ]);
     expect(stored[0]!.credentials.bot_token).to.equal(BOT_TOKEN);
     // Omitted credentials are kept too; a new chat id with the token as read keeps the token.
     expect((await put(id, { enabled: true })).status).to.equal(200);
     expect((await put(id, { credentials: { bot_token: '1234…', chat_id: '43' } })).body.credentials).to.deep.equal({ bot_token: '1234…', chat_id: '43' });
-    const after = await svc.stores.postgres.query<{ credentials: { bot_token: string; chat_id: string } }>('SELECT credentials FROM destinations WHERE destination_id = $1', [id]);
+    const after = await svc.stores.postgres.query<{ credentials: { bot_token: string; chat_id: string } }>(
+      'SELECT credentials FROM destinations WHERE destination_id = $1',
+      [id],
+    );
     expect(after[0]!.credentials).to.deep.equal({ bot_token: BOT_TOKEN, chat_id: '43' });
     // An abbreviation that is not the stored secret's is refused, and nothing changes.
     const wrong = await put(id, { credentials: { bot_token: '9999…', chat_id: '43' }, enabled: false });

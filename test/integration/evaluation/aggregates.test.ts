@@ -24,7 +24,12 @@ describe('evaluation: every aggregate × condition', function () {
     svc = await startTestService({ env: IDLE_WORKER_ENV });
     token = await svc.tokenFor(ws);
     eventId = await createEvent(svc, token, 'matrix');
-    await ingestAt(svc.stores, ws, 'matrix', values.map((v, i) => [v, base + 1000 * (i + 1)] as const));
+    await ingestAt(
+      svc.stores,
+      ws,
+      'matrix',
+      values.map((v, i) => [v, base + 1000 * (i + 1)] as const),
+    );
   });
   after(() => svc.close());
 
@@ -50,16 +55,16 @@ describe('evaluation: every aggregate × condition', function () {
 
   it('raises an alert exactly where the condition holds, for thresholds below, at and above the value', async () => {
     // Read each aggregate's value (p95/p99 are estimates) through a probe policy first.
-    const valueOf = new Map<Aggregate, number>();
+    const valueOfAggregate = new Map<Aggregate, number>();
     for (const aggregate of AGGREGATES) {
       const probe = await createPolicy(svc, token, { event_id: eventId, aggregate, condition: 'gt', threshold: 1e9, enabled: false });
-      valueOf.set(aggregate, (await evaluateAt(probe, base + MINUTE)).value);
+      valueOfAggregate.set(aggregate, (await evaluateAt(probe, base + MINUTE)).value);
     }
     const cases: { policyId: string; aggregate: Aggregate; condition: Condition; threshold: number }[] = [];
     for (const aggregate of AGGREGATES) {
       for (const condition of CONDITIONS) {
         for (const offset of [-1, 0, 1]) {
-          const threshold = valueOf.get(aggregate)! + offset;
+          const threshold = valueOfAggregate.get(aggregate)! + offset;
           cases.push({ policyId: await createPolicy(svc, token, { event_id: eventId, aggregate, condition, threshold }), aggregate, condition, threshold });
         }
       }
@@ -70,10 +75,18 @@ describe('evaluation: every aggregate × condition', function () {
     for (const c of cases) {
       const alerts = await alertsOf(svc, token, c.policyId);
       const label = `${c.aggregate} ${c.condition} ${c.threshold}`;
-      const value = valueOf.get(c.aggregate)!;
+      const value = valueOfAggregate.get(c.aggregate)!;
       expect(alerts.length, label).to.equal(truth[c.condition](value, c.threshold) ? 1 : 0);
       if (alerts[0]) {
-        expect(alerts[0], label).to.include({ status: 'triggered', aggregate: c.aggregate, condition: c.condition, threshold: c.threshold, count: values.length, min: 0.5, max: 10 });
+        expect(alerts[0], label).to.include({
+          status: 'triggered',
+          aggregate: c.aggregate,
+          condition: c.condition,
+          threshold: c.threshold,
+          count: values.length,
+          min: 0.5,
+          max: 10,
+        });
         expect(alerts[0].value, label).to.be.closeTo(value, 1e-9);
       }
     }
@@ -95,10 +108,18 @@ describe('evaluation: every aggregate × condition', function () {
     for (let i = 0; i < 2000; i++) skewed.push(Math.round(-Math.log(1 - (i + 0.5) / 2000) * 1000 * 1000) / 1000);
     const at = base + 20 * MINUTE;
     const skewedEvent = await createEvent(svc, token, 'skewed');
-    await ingestAt(svc.stores, ws, 'skewed', skewed.map((v, i) => [v, at + (i % 50) * 1000] as const));
+    await ingestAt(
+      svc.stores,
+      ws,
+      'skewed',
+      skewed.map((v, i) => [v, at + (i % 50) * 1000] as const),
+    );
     const sorted = [...skewed].sort((a, b) => a - b);
     const rank = (v: number) => sorted.filter((x) => x <= v).length / sorted.length;
-    for (const [aggregate, q] of [['p95_est', 0.95], ['p99_est', 0.99]] as const) {
+    for (const [aggregate, q] of [
+      ['p95_est', 0.95],
+      ['p99_est', 0.99],
+    ] as const) {
       const policyId = await createPolicy(svc, token, { event_id: skewedEvent, aggregate, condition: 'gt', threshold: 1e9 });
       const r = await evaluateAt(policyId, at + MINUTE);
       expect(Math.abs(rank(r.value) - q), aggregate).to.be.below(0.02);

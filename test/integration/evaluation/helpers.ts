@@ -22,7 +22,13 @@ export function baseMinute(): number {
   return Math.floor(Date.now() / 86_400_000) * 86_400_000 - 2 * 86_400_000 + 12 * 3_600_000;
 }
 
-export async function ingestAt(stores: Stores, workspaceId: string, event: string, points: readonly (readonly [number, number])[], agent = 'test'): Promise<void> {
+export async function ingestAt(
+  stores: Stores,
+  workspaceId: string,
+  event: string,
+  points: readonly (readonly [number, number])[],
+  agent = 'test',
+): Promise<void> {
   const ingestor = new LogIngestor({
     clickhouse: stores.clickhouse,
     directory: new EventDirectory(stores.postgres),

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { PolicyEvaluator } from '../../../src/evaluation/evaluator.js';
+import type { PolicyEvaluator } from '../../../src/evaluation/evaluator.js';
 import { releaseLease, tryTakeLease } from '../../../src/evaluation/lease.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { alertsOf, baseMinute, createEvent, createPolicy, evaluatorAt, GRACE_MS, IDLE_WORKER_ENV, ingestAt, MINUTE, outboxOf } from './helpers.js';
@@ -29,7 +29,11 @@ describe('evaluation worker', function () {
     // average: an open bucket never fires early, so each step below is one closed bucket.
     const policyId = await createPolicy(svc, token, { event_id: eventId, aggregate: 'average', condition: 'gt', threshold: 10 });
     // Minutes t0, t0+1: breach (15, then 20); t0+2: clear (3).
-    await ingestAt(svc.stores, ws, event, [[15, t0 + 1000], [20, t0 + MINUTE + 1000], [3, t0 + 2 * MINUTE + 1000]]);
+    await ingestAt(svc.stores, ws, event, [
+      [15, t0 + 1000],
+      [20, t0 + MINUTE + 1000],
+      [3, t0 + 2 * MINUTE + 1000],
+    ]);
     const clock = { now: t0 + MINUTE / 2 };
     const evaluator = evaluatorAt(svc.stores, clock);
     await evaluator.evaluateDuePolicies(); // first sight: starts at the bucket before t0, empty and clear
@@ -37,7 +41,15 @@ describe('evaluation worker', function () {
     clock.now = after_(t0);
     await evaluator.evaluateDuePolicies();
     let [alert] = await alertsOf(svc, token, policyId);
-    expect(alert).to.include({ status: 'triggered', value: 15, count: 1, bucket_start: new Date(t0).toISOString(), resolved_at: null, acknowledged_at: null, alerted_at: null });
+    expect(alert).to.include({
+      status: 'triggered',
+      value: 15,
+      count: 1,
+      bucket_start: new Date(t0).toISOString(),
+      resolved_at: null,
+      acknowledged_at: null,
+      alerted_at: null,
+    });
     expect(alert!.triggered_at).to.equal(new Date(clock.now).toISOString());
 
     clock.now = after_(t0 + MINUTE);
@@ -52,7 +64,10 @@ describe('evaluation worker', function () {
     expect(alerts[0]).to.include({ status: 'resolved', resolved_at: new Date(clock.now).toISOString(), value: 20 });
 
     const outbox = await outboxOf(svc.stores, policyId);
-    expect(outbox.map((o) => [o.type, o.alert.status])).to.deep.equal([['alert.triggered', 'triggered'], ['alert.resolved', 'resolved']]);
+    expect(outbox.map((o) => [o.type, o.alert.status])).to.deep.equal([
+      ['alert.triggered', 'triggered'],
+      ['alert.resolved', 'resolved'],
+    ]);
     expect(outbox[0]!.alert).to.include({ alert_id: alerts[0]!.alert_id, value: 15, resolved_at: null });
     const read = await svc.request('GET', `/v1.0/alerts/${alerts[0]!.alert_id}`, { token });
     expect(outbox[1]!.alert).to.deep.equal(read.body);
@@ -76,7 +91,10 @@ describe('evaluation worker', function () {
     const clock = { now: t0 - 30_000 };
     const evaluator = evaluatorAt(svc.stores, clock);
     await evaluator.evaluateDuePolicies();
-    await ingestAt(svc.stores, ws, event, [[1, t0 + 1000], [4, t0 + 2000]]);
+    await ingestAt(svc.stores, ws, event, [
+      [1, t0 + 1000],
+      [4, t0 + 2000],
+    ]);
 
     clock.now = t0 + 20_000; // bucket t0 is open
     await evaluator.evaluateDuePolicies();
@@ -90,7 +108,10 @@ describe('evaluation worker', function () {
     await evaluator.evaluateDuePolicies();
     for (const name of Object.keys(rules)) {
       expect((await alertsOf(svc, token, ids[name]!)).length, name).to.equal(1);
-      expect((await outboxOf(svc.stores, ids[name]!)).map((o) => o.type), name).to.deep.equal(['alert.triggered']);
+      expect(
+        (await outboxOf(svc.stores, ids[name]!)).map((o) => o.type),
+        name,
+      ).to.deep.equal(['alert.triggered']);
     }
   });
 
@@ -100,7 +121,10 @@ describe('evaluation worker', function () {
     const clock = { now: t0 - 30_000 };
     const evaluator = evaluatorAt(svc.stores, clock);
     await evaluator.evaluateDuePolicies();
-    await ingestAt(svc.stores, ws, event, [[10, t0 + 1000], [-1, t0 + 2000]]);
+    await ingestAt(svc.stores, ws, event, [
+      [10, t0 + 1000],
+      [-1, t0 + 2000],
+    ]);
     clock.now = t0 + 20_000;
     await evaluator.evaluateDuePolicies();
     expect(await alertsOf(svc, token, policyId)).to.have.length(0);
@@ -113,7 +137,12 @@ describe('evaluation worker', function () {
     const { event, eventId, t0 } = await fresh();
     const policyId = await createPolicy(svc, token, { event_id: eventId, aggregate: 'count', condition: 'gte', threshold: 1 });
     // Data in minutes 0, 2, 4 and 6: each is a breach followed by a clear minute.
-    await ingestAt(svc.stores, ws, event, [0, 2, 4, 6].map((m) => [1, t0 + m * MINUTE + 1000] as const));
+    await ingestAt(
+      svc.stores,
+      ws,
+      event,
+      [0, 2, 4, 6].map((m) => [1, t0 + m * MINUTE + 1000] as const),
+    );
     const clock = { now: t0 - 30_000 };
     await evaluatorAt(svc.stores, clock).evaluateDuePolicies();
     clock.now = after_(t0 + 2 * MINUTE);
@@ -182,11 +211,25 @@ describe('evaluation worker', function () {
     const dayStart = Date.parse(new Date(baseMinute() - 86_400_000).toISOString().slice(0, 10) + 'T18:30:00Z'); // midnight in Kolkata
     const eventId = await createEvent(svc, token, 'kolkata-day', 'Asia/Kolkata');
     // One log just before the local day starts, three inside it.
-    await ingestAt(svc.stores, ws, 'kolkata-day', [[1, dayStart - 1000], [1, dayStart], [1, dayStart + 3_600_000], [1, dayStart + 86_400_000 - 1000]]);
+    await ingestAt(svc.stores, ws, 'kolkata-day', [
+      [1, dayStart - 1000],
+      [1, dayStart],
+      [1, dayStart + 3_600_000],
+      [1, dayStart + 86_400_000 - 1000],
+    ]);
     const policyId = await createPolicy(svc, token, { event_id: eventId, period: 'day', aggregate: 'count', condition: 'eq', threshold: 3 });
-    const res = await svc.request('POST', `/v1.0/policies/${policyId}/evaluate`, { token, body: { at: new Date(dayStart + 86_400_000 + 60_000).toISOString() } });
+    const res = await svc.request('POST', `/v1.0/policies/${policyId}/evaluate`, {
+      token,
+      body: { at: new Date(dayStart + 86_400_000 + 60_000).toISOString() },
+    });
     expect(res.status).to.equal(200);
-    expect(res.body).to.include({ bucket_start: new Date(dayStart).toISOString(), bucket_end: new Date(dayStart + 86_400_000).toISOString(), count: 3, value: 3, breached: true });
+    expect(res.body).to.include({
+      bucket_start: new Date(dayStart).toISOString(),
+      bucket_end: new Date(dayStart + 86_400_000).toISOString(),
+      count: 3,
+      value: 3,
+      breached: true,
+    });
     expect(res.body.alert).to.include({ status: 'triggered', period: 'day', count: 3 });
   });
 });

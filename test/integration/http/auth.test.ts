@@ -25,7 +25,11 @@ describe('authentication', () => {
   for (const [what, headers] of Object.entries(badHeaders)) {
     it(`answers 401 on both planes for ${what}`, async () => {
       for (const base of [svc.url, svc.logsUrl!]) {
-        for (const [method, path] of [['GET', '/v1.0/anything'], ['POST', '/v1.0/logs'], ['GET', '/']] as const) {
+        for (const [method, path] of [
+          ['GET', '/v1.0/anything'],
+          ['POST', '/v1.0/logs'],
+          ['GET', '/'],
+        ] as const) {
           const res = await request(base, method, path, { headers });
           expect(res.status, `${method} ${base}${path}`).to.equal(401);
           expect(res.body.error.code).to.equal('unauthorized');

@@ -22,13 +22,17 @@ describe('date-time fields', () => {
       const res = await svc.request('GET', `/v1.0/events/${eventId}/logs?period=minute&${field}=2016-12-31T23:59:60Z`, { token });
       expect(res.status, res.text).to.equal(400);
       expect(res.body.error.code).to.equal('validation_failed');
-      expect(res.body.error.details).to.deep.equal([{ path: `/${field}`, message: 'must be an ISO 8601 date-time with a timezone (seconds 00-59), e.g. 2026-11-21T14:04:00Z' }]);
+      expect(res.body.error.details).to.deep.equal([
+        { path: `/${field}`, message: 'must be an ISO 8601 date-time with a timezone (seconds 00-59), e.g. 2026-11-21T14:04:00Z' },
+      ]);
     }
   });
 
   it('still reads with ordinary bounds, fractions and offsets', async () => {
     const from = new Date(Date.now() - 3_600_000).toISOString().replace('Z', '+00:00');
-    const res = await svc.request('GET', `/v1.0/events/${eventId}/logs?period=minute&from=${encodeURIComponent(from)}&to=2099-12-31T23:59:59.999999Z`, { token });
+    const res = await svc.request('GET', `/v1.0/events/${eventId}/logs?period=minute&from=${encodeURIComponent(from)}&to=2099-12-31T23:59:59.999999Z`, {
+      token,
+    });
     expect(res.status, res.text).to.equal(200);
     expect(res.body).to.have.length(1);
   });

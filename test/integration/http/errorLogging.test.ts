@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { capturingLogger } from '../../helpers/logCapture.js';
 import { startTestService, TEST_ADMIN_TOKEN } from '../../helpers/service.js';
 import { describeError, scrubSecrets } from '../../../src/logger.js';
+import type { Json } from '../../helpers/http.js';
 
 describe('error logging', () => {
   it("logs a 500's error with its message and stack, and without the request's token", async () => {
@@ -16,11 +17,13 @@ describe('error logging', () => {
       const res = await svc.request('GET', '/v1.0/events', { token });
       expect(res.status).to.equal(500);
 
-      const unhandled = lines.map((l) => JSON.parse(l) as Record<string, any>).filter((l) => l.message === 'unhandled error');
+      const unhandled = lines.map((l) => JSON.parse(l) as Record<string, Json>).filter((l) => l.message === 'unhandled error');
       expect(unhandled).to.have.length(1);
       const { err } = unhandled[0]!;
       expect(err.message).to.be.a('string').and.not.equal('');
-      expect(err.stack).to.include(err.message).and.to.match(/\n\s+at /);
+      expect(err.stack)
+        .to.include(err.message)
+        .and.to.match(/\n\s+at /);
       expect(err.name).to.be.a('string');
       for (const line of lines) {
         expect(line).not.to.include(token);

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../../helpers/service.js';
+import type { Json } from '../../helpers/http.js';
 
-function expectErrorShape(body: any, code: string): void {
+function expectErrorShape(body: Json, code: string): void {
   expect(body).to.have.property('error');
   expect(body.error.code).to.equal(code);
   expect(body.error.message).to.be.a('string').and.not.equal('');

@@ -21,7 +21,16 @@ describe('event definitions API', function () {
   it('creates a definition with the documented defaults', async () => {
     const res = await create({ event: '  queue.depth_items ' });
     expect(res.status).to.equal(201);
-    expect(res.body).to.include({ event: 'queue.depth_items', agent: 'default', title: null, description: '', unit: '', timezone: 'UTC', public: false, user_id: 'events-ws' });
+    expect(res.body).to.include({
+      event: 'queue.depth_items',
+      agent: 'default',
+      title: null,
+      description: '',
+      unit: '',
+      timezone: 'UTC',
+      public: false,
+      user_id: 'events-ws',
+    });
     expect(res.body.event_id).to.match(/^[0-9a-f-]{36}$/);
     expect(res.body.share_token).to.match(/^[A-Za-z0-9_-]{22,}$/);
     expect(res.body.created_at).to.match(ISO_MS);
@@ -57,7 +66,10 @@ describe('event definitions API', function () {
     ] as const) {
       const res = await create(body);
       expect(res.status, JSON.stringify(body)).to.equal(400);
-      expect(res.body.error.details.map((d: { path: string }) => d.path), JSON.stringify(body)).to.include(path);
+      expect(
+        res.body.error.details.map((d: { path: string }) => d.path),
+        JSON.stringify(body),
+      ).to.include(path);
     }
   });
 
@@ -75,7 +87,11 @@ describe('event definitions API', function () {
 
   it("answers 404 for another workspace's definition, and 400 invalid_id for a non-UUID", async () => {
     const mine = (await create({ event: 'private.thing' })).body.event_id;
-    for (const [method, path] of [['GET', `/v1.0/events/${mine}`], ['PUT', `/v1.0/events/${mine}`], ['GET', `/v1.0/events/${mine}/logs?period=hour`]] as const) {
+    for (const [method, path] of [
+      ['GET', `/v1.0/events/${mine}`],
+      ['PUT', `/v1.0/events/${mine}`],
+      ['GET', `/v1.0/events/${mine}/logs?period=hour`],
+    ] as const) {
       const res = await svc.request(method, path, { token: otherToken, body: method === 'PUT' ? { title: 'stolen' } : undefined });
       expect(res.status, `${method} ${path}`).to.equal(404);
       expect(JSON.stringify(res.body)).not.to.include('private.thing');
@@ -94,7 +110,14 @@ describe('event definitions API', function () {
       body: { ...created, title: 'Edited', description: 'now described', unit: 'ms', public: true, event_id: 'ignored', share_token: 'ignored' },
     });
     expect(res.status).to.equal(200);
-    expect(res.body).to.include({ event_id: created.event_id, share_token: created.share_token, title: 'Edited', description: 'now described', unit: 'ms', public: true });
+    expect(res.body).to.include({
+      event_id: created.event_id,
+      share_token: created.share_token,
+      title: 'Edited',
+      description: 'now described',
+      unit: 'ms',
+      public: true,
+    });
     expect(Date.parse(res.body.updated_at)).to.be.at.least(Date.parse(created.updated_at));
     const onlyTitle = await svc.request('PUT', `/v1.0/events/${created.event_id}`, { token, body: { title: 'Just the title' } });
     expect(onlyTitle.body).to.include({ title: 'Just the title', description: 'now described' });
@@ -117,7 +140,10 @@ describe('event definitions API', function () {
     await sendLogs(svc, t, [{ agent: 'old', event: 'moved', value: 1 }]);
     const id = await eventIdOf(svc, t, 'old', 'moved');
     expect((await svc.request('PUT', `/v1.0/events/${id}`, { token: t, body: { agent: 'new' } })).status).to.equal(200);
-    await sendLogs(svc, t, [{ agent: 'new', event: 'moved', value: 2 }, { agent: 'old', event: 'moved', value: 3 }]);
+    await sendLogs(svc, t, [
+      { agent: 'new', event: 'moved', value: 2 },
+      { agent: 'old', event: 'moved', value: 3 },
+    ]);
     expect(await eventIdOf(svc, t, 'new', 'moved')).to.equal(id);
     expect(await eventIdOf(svc, t, 'old', 'moved')).to.not.equal(id);
     const hour = await svc.request('GET', `/v1.0/events/${id}/logs?period=hour`, { token: t });

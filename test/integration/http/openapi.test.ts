@@ -92,7 +92,10 @@ describe('OpenAPI document', () => {
       }
       const query = route.spec.query as { properties: Record<string, unknown> } | undefined;
       const queryParams = (operation.parameters ?? []).filter((p) => p.in === 'query');
-      expect(queryParams.map((p) => p.name), what).to.deep.equal(Object.keys(query?.properties ?? {}));
+      expect(
+        queryParams.map((p) => p.name),
+        what,
+      ).to.deep.equal(Object.keys(query?.properties ?? {}));
       for (const param of queryParams) expect(param.schema, `${what} ?${param.name}`).to.equal(query!.properties[param.name]);
       checked += queryParams.length;
     }

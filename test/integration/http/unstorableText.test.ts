@@ -10,7 +10,10 @@ function expectTextRefused(res: TestResponse, path: string): void {
   expect(res.status, res.text).to.equal(400);
   expect(res.body.error.code).to.equal('validation_failed');
   const details = (res.body.error.details as { path: string; message: string }[]).filter((d) => d.path === path);
-  expect(details.some((d) => /NUL|well-formed/.test(d.message)), `a text detail at ${path} in ${res.text}`).to.equal(true);
+  expect(
+    details.some((d) => /NUL|well-formed/.test(d.message)),
+    `a text detail at ${path} in ${res.text}`,
+  ).to.equal(true);
 }
 
 describe('control plane: text no store can keep', function () {

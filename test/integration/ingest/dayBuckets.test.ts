@@ -61,7 +61,7 @@ describe('day buckets', function () {
   /** A UTC event created `daysAgo` days ago. */
   async function createOldEvent(event: string, daysAgo: number): Promise<string> {
     const eventId = await createEvent(event, 'UTC');
-    await svc.stores.postgres.query("UPDATE event_definitions SET created_at = now() - make_interval(days => $2) WHERE event_id = $1", [eventId, daysAgo]);
+    await svc.stores.postgres.query('UPDATE event_definitions SET created_at = now() - make_interval(days => $2) WHERE event_id = $1', [eventId, daysAgo]);
     return eventId;
   }
 
@@ -109,13 +109,22 @@ describe('day buckets', function () {
 
   it('start at 18:30 UTC in Asia/Kolkata (UTC+5:30)', async () => {
     const eventId = await createEvent('kolkata', 'Asia/Kolkata');
-    await ingestDirectly([record('kolkata', 1, '2026-11-10T18:29:59Z'), record('kolkata', 1, '2026-11-10T18:30:00Z'), record('kolkata', 1, '2026-11-11T18:29:00Z')]);
+    await ingestDirectly([
+      record('kolkata', 1, '2026-11-10T18:29:59Z'),
+      record('kolkata', 1, '2026-11-10T18:30:00Z'),
+      record('kolkata', 1, '2026-11-11T18:29:00Z'),
+    ]);
     expect(await dayCounts(eventId)).to.deep.equal({ '2026-11-09T18:30:00.000Z': 1, '2026-11-10T18:30:00.000Z': 2 });
   });
 
   it('are re-bucketed when the event timezone changes, and later logs follow the new zone', async () => {
     const now = Date.now();
-    const logs = Array.from({ length: 48 }, (_, i) => ({ agent: 'tz', event: 'moving', value: i, occurred_at: new Date(now - (i * 30 + 1) * 60_000).toISOString() }));
+    const logs = Array.from({ length: 48 }, (_, i) => ({
+      agent: 'tz',
+      event: 'moving',
+      value: i,
+      occurred_at: new Date(now - (i * 30 + 1) * 60_000).toISOString(),
+    }));
     await sendLogs(svc, token, logs);
     const eventId = await eventIdOf(svc, token, 'tz', 'moving');
     const utcDays = await dayCounts(eventId);
@@ -158,7 +167,18 @@ describe('day buckets', function () {
   });
 
   it('agree with ClickHouse toStartOfDay in many zones over two years', async () => {
-    const zones = ['Europe/Berlin', 'Asia/Kolkata', 'America/Santiago', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Chatham', 'America/Havana', 'Asia/Beirut', 'Europe/Dublin'];
+    const zones = [
+      'Europe/Berlin',
+      'Asia/Kolkata',
+      'America/Santiago',
+      'America/New_York',
+      'Australia/Lord_Howe',
+      'Asia/Kathmandu',
+      'Pacific/Chatham',
+      'America/Havana',
+      'Asia/Beirut',
+      'Europe/Dublin',
+    ];
     const instants: number[] = [];
     for (let t = Date.UTC(2025, 0, 1); t < Date.UTC(2027, 0, 1); t += 7 * 3_600_000 + 1234) instants.push(t);
     for (const tz of zones) {
@@ -168,7 +188,10 @@ describe('day buckets', function () {
         { tz, ts: instants },
       );
       const mismatches = instants.filter((t, i) => localDayStart(tz, t) / 1000 !== rows[i]!.s);
-      expect(mismatches.map((t) => new Date(t).toISOString()), tz).to.deep.equal([]);
+      expect(
+        mismatches.map((t) => new Date(t).toISOString()),
+        tz,
+      ).to.deep.equal([]);
     }
   });
 });

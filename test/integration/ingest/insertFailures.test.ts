@@ -21,11 +21,9 @@ function startKiller(clickhouse: ClickHouseStore): { stop(): Promise<number> } {
     while (running) {
       const burstEnds = Date.now() + 150;
       while (running && Date.now() < burstEnds) {
-        const killed = await queryRows<unknown>(
-          clickhouse,
-          `KILL QUERY WHERE current_database = {db:String} AND query LIKE 'INSERT INTO logs%' ASYNC`,
-          { db: clickhouse.database },
-        );
+        const killed = await queryRows<unknown>(clickhouse, `KILL QUERY WHERE current_database = {db:String} AND query LIKE 'INSERT INTO logs%' ASYNC`, {
+          db: clickhouse.database,
+        });
         kills += killed.length;
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
@@ -79,7 +77,12 @@ describe('ingest: inserts cancelled part-way, then retried by clients', function
     const batches: SentLog[][] = [];
     for (let i = 0; i < RECORDS; i += PER_BATCH) {
       batches.push(
-        Array.from({ length: PER_BATCH }, (_, j) => ({ log_id: randomUUID(), event: `e${(i + j) % 7}`, value: ((i + j) % 10) + 1, occurred_at: isoMinutesAgo((i + j) % 120) })),
+        Array.from({ length: PER_BATCH }, (_, j) => ({
+          log_id: randomUUID(),
+          event: `e${(i + j) % 7}`,
+          value: ((i + j) % 10) + 1,
+          occurred_at: isoMinutesAgo((i + j) % 120),
+        })),
       );
     }
     const expectedValue = batches.flat().reduce((s, r) => s + r.value, 0);

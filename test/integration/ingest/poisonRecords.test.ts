@@ -47,7 +47,7 @@ describe('ingest: a request ClickHouse refuses for its rows fails alone', functi
   const definitions = async (ws: string) =>
     (await stores.postgres.query<{ event: string }>('SELECT event FROM event_definitions WHERE user_id = $1 ORDER BY event', [ws])).map((d) => d.event);
 
-  it('stores the other workspaces\' batches of the same group commit, round after round', async () => {
+  it("stores the other workspaces' batches of the same group commit, round after round", async () => {
     const rounds = 10;
     let bystanderFailures = 0;
     let poisonAnswers: string[] = [];
@@ -66,7 +66,13 @@ describe('ingest: a request ClickHouse refuses for its rows fails alone', functi
       poison: await storedLogCount(stores.clickhouse, 'poison'),
       poisonAnswers,
     };
-    expect(stored).to.deep.equal({ bystanderFailures: 0, bystanderA: 2 * rounds, bystanderB: 2 * rounds, poison: 0, poisonAnswers: ['invalid:records_refused'] });
+    expect(stored).to.deep.equal({
+      bystanderFailures: 0,
+      bystanderA: 2 * rounds,
+      bystanderB: 2 * rounds,
+      poison: 0,
+      poisonAnswers: ['invalid:records_refused'],
+    });
   });
 
   it('leaves no event definition behind for the refused batch, and keeps those others use', async () => {

@@ -44,7 +44,13 @@ describe('rollups', function () {
       // (+ 0 turns -0 into 0, which is what JSON sends anyway.)
       const value = Math.round((Math.random() * 2000 - 500) * 4) / 4 + 0;
       const minutesAgo = Math.floor(Math.random() * 26 * 60);
-      logs.push({ log_id: randomUUID(), agent: 'roll', event: 'latency_ms', value, occurred_at: new Date(now - minutesAgo * 60_000 - Math.floor(Math.random() * 59_000)).toISOString() });
+      logs.push({
+        log_id: randomUUID(),
+        agent: 'roll',
+        event: 'latency_ms',
+        value,
+        occurred_at: new Date(now - minutesAgo * 60_000 - Math.floor(Math.random() * 59_000)).toISOString(),
+      });
     }
     // Twelve concurrent senders of 250 records each.
     const chunks = Array.from({ length: 12 }, (_, i) => logs.slice(i * 250, (i + 1) * 250));
@@ -112,7 +118,15 @@ describe('rollups', function () {
 
   it('refuses a missing or unknown period and bad paging with 400', async () => {
     const eventId = await eventIdOf(svc, token, 'roll', 'latency_ms');
-    for (const query of ['', '?period=week', '?period=hour&limit=1001', '?period=hour&limit=-1', '?period=hour&offset=1.5', '?period=hour&from=yesterday', '?period=hour&perod=x']) {
+    for (const query of [
+      '',
+      '?period=week',
+      '?period=hour&limit=1001',
+      '?period=hour&limit=-1',
+      '?period=hour&offset=1.5',
+      '?period=hour&from=yesterday',
+      '?period=hour&perod=x',
+    ]) {
       const res = await svc.request('GET', `/v1.0/events/${eventId}/logs${query}`, { token });
       expect(res.status, query).to.equal(400);
       expect(res.body.error.details.length, query).to.be.greaterThan(0);
@@ -155,7 +169,11 @@ describe('quantile sketches', function () {
     return lo / values.length;
   };
 
-  for (const [period, table] of [['minute', 'rollup_minute'], ['hour', 'rollup_hour'], ['day', 'rollup_day']] as const) {
+  for (const [period, table] of [
+    ['minute', 'rollup_minute'],
+    ['hour', 'rollup_hour'],
+    ['day', 'rollup_day'],
+  ] as const) {
     it(`estimates p95 and p99 within 2% rank error from the ${period} sketches`, async () => {
       const [row] = await queryRows<{ q: [number, number] }>(
         svc.stores.clickhouse,

@@ -100,7 +100,13 @@ describe('policies API', function () {
     const titled = await svc.request('PUT', `/v1.0/policies/${created.policy_id}`, { token, body: { title: 'Renamed' } });
     expect(titled.status).to.equal(200);
     expect(titled.body).to.include({ ...full(), title: 'Renamed' });
-    const sentBack = { ...titled.body, threshold: 9, enabled: false, policy_id: '0196f7a0-3c1e-7000-8000-000000000009', created_at: '2000-01-01T00:00:00.000Z' };
+    const sentBack = {
+      ...titled.body,
+      threshold: 9,
+      enabled: false,
+      policy_id: '0196f7a0-3c1e-7000-8000-000000000009',
+      created_at: '2000-01-01T00:00:00.000Z',
+    };
     const res = await svc.request('PUT', `/v1.0/policies/${created.policy_id}`, { token, body: sentBack });
     expect(res.status).to.equal(200);
     expect(res.body).to.include({ policy_id: created.policy_id, created_at: created.created_at, threshold: 9, enabled: false, title: 'Renamed' });
@@ -117,7 +123,12 @@ describe('policies API', function () {
   });
 
   it('answers 400 invalid_id for a policyID that is not a UUID, on every route', async () => {
-    for (const [method, suffix] of [['GET', ''], ['PUT', ''], ['DELETE', ''], ['POST', '/evaluate']] as const) {
+    for (const [method, suffix] of [
+      ['GET', ''],
+      ['PUT', ''],
+      ['DELETE', ''],
+      ['POST', '/evaluate'],
+    ] as const) {
       const res = await svc.request(method, `/v1.0/policies/nope${suffix}`, { token, body: method === 'GET' || method === 'DELETE' ? undefined : {} });
       expect(res.status, `${method} ${suffix}`).to.equal(400);
       expect(res.body.error.code).to.equal('invalid_id');
@@ -157,7 +168,13 @@ describe('policies API', function () {
     }
     const res = await svc.request('POST', path, { token, body: { at: '2026-11-21T10:00:30Z' } });
     expect(res.status).to.equal(200);
-    expect(res.body).to.include({ policy_id: created.policy_id, bucket_start: '2026-11-21T09:59:00.000Z', bucket_end: '2026-11-21T10:00:00.000Z', breached: false, alert: null });
+    expect(res.body).to.include({
+      policy_id: created.policy_id,
+      bucket_start: '2026-11-21T09:59:00.000Z',
+      bucket_end: '2026-11-21T10:00:00.000Z',
+      breached: false,
+      alert: null,
+    });
     const now = await svc.request('POST', path, { token });
     expect(now.status).to.equal(200);
     expect(Date.parse(now.body.bucket_end)).to.be.at.most(Date.now());

@@ -27,7 +27,10 @@ describe('ClickHouse schema', () => {
         'SELECT name FROM system.columns WHERE database = currentDatabase() AND table = {t:String} ORDER BY position',
         { t: view.target },
       );
-      expect(selected.map((c) => c.name), view.name).to.deep.equal(target.map((c) => c.name));
+      expect(
+        selected.map((c) => c.name),
+        view.name,
+      ).to.deep.equal(target.map((c) => c.name));
     }
   });
 
@@ -47,7 +50,20 @@ describe('ClickHouse schema', () => {
   it('offers an analyst view per rollup', async () => {
     for (const period of ['minute', 'hour', 'day']) {
       const columns = await queryRows<{ name: string }>(stores.clickhouse, `DESCRIBE TABLE rollup_${period}_v`);
-      expect(columns.map((c) => c.name)).to.include.members(['workspace_id', 'event_id', 'bucket', 'count', 'value', 'squares', 'min', 'max', 'mean', 'stddev', 'p95', 'p99']);
+      expect(columns.map((c) => c.name)).to.include.members([
+        'workspace_id',
+        'event_id',
+        'bucket',
+        'count',
+        'value',
+        'squares',
+        'min',
+        'max',
+        'mean',
+        'stddev',
+        'p95',
+        'p99',
+      ]);
     }
   });
 });

@@ -19,7 +19,10 @@ describe(`migrations (Postgres ${postgresMode}, ClickHouse embedded)`, () => {
       const pgRows = await stores.postgres.query<{ version: string }>('SELECT version FROM schema_migrations ORDER BY version');
       expect(pgRows.map((r) => r.version)).to.deep.equal(pgFiles.map((f) => f.version));
       const chRows = await (
-        await stores.clickhouse.client.query({ query: 'SELECT version, count() AS n FROM schema_migrations GROUP BY version ORDER BY version', format: 'JSONEachRow' })
+        await stores.clickhouse.client.query({
+          query: 'SELECT version, count() AS n FROM schema_migrations GROUP BY version ORDER BY version',
+          format: 'JSONEachRow',
+        })
       ).json<{ version: string; n: number }>();
       expect(chRows).to.deep.equal(chFiles.map((f) => ({ version: f.version, n: 1 })));
     } finally {

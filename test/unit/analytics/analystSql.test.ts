@@ -43,7 +43,8 @@ describe('analyst SQL check', () => {
   });
 
   it('refuses functions that read outside the query, and tables read through IN', () => {
-    const withFunction = (fn: string) => `SelectWithUnionQuery (children 1)\n ExpressionList (children 1)\n  SelectQuery (children 1)\n   ExpressionList (children 1)\n    Function ${fn} (children 1)`;
+    const withFunction = (fn: string) =>
+      `SelectWithUnionQuery (children 1)\n ExpressionList (children 1)\n  SelectQuery (children 1)\n   ExpressionList (children 1)\n    Function ${fn} (children 1)`;
     for (const fn of ['file', 'dictGet', 'dictGetString', 'joinGet', 'hasColumnInTable', 'url']) expect(check(withFunction(fn)), fn).not.to.equal(null);
     for (const fn of ['sum', 'quantilesTDigestMerge', 'format', 'JSONExtractString']) expect(check(withFunction(fn)), fn).to.equal(null);
     expect(check(`${withFunction('in')}\n      ExpressionList (children 2)\n       Literal 'x'\n       Identifier system.tables`)).to.match(/system\.tables/);
@@ -53,7 +54,7 @@ describe('analyst SQL check', () => {
   it('cannot be fooled by a name holding a line break', () => {
     // `SELECT 1 AS "a\n      TableIdentifier logs" FROM file(…)`: the alias splits its line,
     // but the table function's own line still starts with its type and name.
-    const dump = selectFrom("Function file (alias a\n      TableIdentifier logs) (children 1)");
+    const dump = selectFrom('Function file (alias a\n      TableIdentifier logs) (children 1)');
     expect(check(dump)).to.match(/table function/i);
   });
 });

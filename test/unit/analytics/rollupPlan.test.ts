@@ -5,7 +5,10 @@ import { localDayStart } from '../../../src/time/localDay.js';
 const range = (from: string, to: string) => ({ from: Date.parse(from), to: Date.parse(to) });
 const shown = (plan: RollupPlan) =>
   Object.fromEntries(
-    Object.entries(plan).map(([grain, ranges]) => [grain, ranges.map((r) => `${new Date(r.from).toISOString().slice(5, 16)}→${new Date(r.to).toISOString().slice(5, 16)}`)]),
+    Object.entries(plan).map(([grain, ranges]) => [
+      grain,
+      ranges.map((r) => `${new Date(r.from).toISOString().slice(5, 16)}→${new Date(r.to).toISOString().slice(5, 16)}`),
+    ]),
   );
 
 describe('rollup read plan', () => {

@@ -1,14 +1,7 @@
 import { expect } from 'chai';
 import { AppError } from '../../../src/errors.js';
 import { localDayStart } from '../../../src/time/localDay.js';
-import {
-  comparedWindows,
-  COMPARISONS,
-  SUPPORTED_COMPARISONS,
-  WINDOW_PERIODS,
-  type Comparison,
-  type WindowPeriod,
-} from '../../../src/analytics/windows.js';
+import { comparedWindows, COMPARISONS, SUPPORTED_COMPARISONS, WINDOW_PERIODS, type Comparison, type WindowPeriod } from '../../../src/analytics/windows.js';
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();

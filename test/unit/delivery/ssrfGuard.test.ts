@@ -18,7 +18,7 @@ describe('SSRF guard', () => {
     'IPv4-compatible and translated IPv6': ['::127.0.0.1', '::ffff:0:10.0.0.1'],
     'NAT64 of a private IPv4': ['64:ff9b::127.0.0.1', '64:ff9b::a00:1'],
     '6to4 of a private IPv4': ['2002:7f00:1::1', '2002:a9fe:a9fe::'],
-    'Teredo': ['2001:0:4136:e378::1'],
+    Teredo: ['2001:0:4136:e378::1'],
     'not an address': ['localhost', '', '1.2.3'],
   };
   for (const [klass, addresses] of Object.entries(blocked)) {
@@ -28,13 +28,32 @@ describe('SSRF guard', () => {
   }
 
   it('allows public unicast addresses, IPv4 and IPv6', () => {
-    for (const address of ['1.1.1.1', '8.8.8.8', '93.184.216.34', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1']) {
+    for (const address of [
+      '1.1.1.1',
+      '8.8.8.8',
+      '93.184.216.34',
+      '172.32.0.1',
+      '100.128.0.1',
+      '2606:4700:4700::1111',
+      '::ffff:8.8.8.8',
+      '64:ff9b::808:808',
+      '2002:808:808::1',
+    ]) {
       expect(isBlockedAddress(address), address).to.equal(false);
     }
   });
 
   it('refuses URL literals in every notation the URL parser accepts', () => {
-    for (const url of ['http://127.0.0.1/', 'http://2130706433/', 'http://0x7f.0.0.1/', 'http://0177.0.0.1/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/']) {
+    for (const url of [
+      'http://127.0.0.1/',
+      'http://2130706433/',
+      'http://0x7f.0.0.1/',
+      'http://0177.0.0.1/',
+      'http://[::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[fd00:ec2::254]/',
+    ]) {
       expect(() => assertPublicUrl(new URL(url)), url).to.throw(BlockedTargetError);
     }
     expect(() => assertPublicUrl(new URL('https://93.184.216.34/hook'))).not.to.throw();

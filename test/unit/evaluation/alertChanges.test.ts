@@ -33,7 +33,10 @@ describe('alert changes of a run of buckets', () => {
   it('raises, updates and resolves within one run, notifying the alert as it was at each step', () => {
     const changes = alertChangesFor(target, null, [bucket(0, 2, 'breach'), bucket(1, 3, 'breach'), bucket(2, 0, 'clear'), bucket(3, 5, 'breach')], now);
     expect(changes.updates).to.deep.equal([]);
-    expect(changes.inserts.map((a) => [a.status, a.value])).to.deep.equal([['resolved', 3], ['triggered', 5]]);
+    expect(changes.inserts.map((a) => [a.status, a.value])).to.deep.equal([
+      ['resolved', 3],
+      ['triggered', 5],
+    ]);
     expect(changes.notifications.map((n) => [n.type, n.alert.status, n.alert.value])).to.deep.equal([
       ['alert.triggered', 'triggered', 2],
       ['alert.resolved', 'resolved', 3],

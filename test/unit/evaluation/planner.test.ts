@@ -56,7 +56,11 @@ describe('evaluation planner', () => {
   });
 
   it('gives a 23-hour day across the spring DST change (Europe/Berlin)', () => {
-    const plan = planEvaluation(target({ period: 'day', timezone: 'Europe/Berlin', evaluated_until: new Date('2026-03-28T23:00:00Z') }), at('2026-03-30T00:00:00Z'), 5000);
+    const plan = planEvaluation(
+      target({ period: 'day', timezone: 'Europe/Berlin', evaluated_until: new Date('2026-03-28T23:00:00Z') }),
+      at('2026-03-30T00:00:00Z'),
+      5000,
+    );
     expect(plan.closed.map((b) => [iso(b.start), iso(b.end)])).to.deep.equal([['2026-03-28T23:00:00.000Z', '2026-03-29T22:00:00.000Z']]);
   });
 });

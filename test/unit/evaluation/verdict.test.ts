@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import { AGGREGATES, CONDITIONS, type Aggregate, type Condition } from '../../../src/policies/model.js';
-import { aggregateValue, closedBucketVerdict, EMPTY_BUCKET, meets, mayFireEarly, openBucketVerdict, type BucketStats } from '../../../src/evaluation/verdict.js';
+import {
+  aggregateValue,
+  closedBucketVerdict,
+  EMPTY_BUCKET,
+  meets,
+  mayFireEarly,
+  openBucketVerdict,
+  type BucketStats,
+} from '../../../src/evaluation/verdict.js';
 
 const stats: BucketStats = { count: 4, sum: 10, min: 1, max: 4, p95: 3.9, p99: 3.98 };
 

@@ -12,9 +12,7 @@ describe('text no store can keep', () => {
   });
 
   it('reports a bad key at the object holding it, and not what lies under it', () => {
-    expect(textProblems({ outer: { 'k\u0000': 'v\u0000' } })).to.deep.equal([
-      { path: '/outer', message: 'has a key that contains a NUL (\\u0000) character' },
-    ]);
+    expect(textProblems({ outer: { 'k\u0000': 'v\u0000' } })).to.deep.equal([{ path: '/outer', message: 'has a key that contains a NUL (\\u0000) character' }]);
   });
 
   it('accepts well-formed text, numbers, booleans and null', () => {
