@@ -1,7 +1,7 @@
 // Configuration is read once from the environment into a typed, frozen object.
 // A bad value never starts the service: every problem is collected and reported together.
 import path from 'node:path';
-import { DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE } from './events/definitions.js';
+import { DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE } from './events/model.js';
 
 export const ROLES = ['all', 'api', 'ingest', 'worker'] as const;
 export type Role = (typeof ROLES)[number];

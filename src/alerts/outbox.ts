@@ -3,7 +3,7 @@
 // delivery attempts. `alert` is alertJson of the alert right after the transition.
 import { newId } from '../ids.js';
 import type { Queryable } from '../stores/postgres.js';
-import { alertJson, type Alert } from './representation.js';
+import { alertJson, type Alert } from './model.js';
 import type { NotificationType } from './transitions.js';
 
 export interface Notification {

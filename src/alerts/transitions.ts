@@ -1,7 +1,7 @@
 // The alert state machine (DECISIONS H), as tables: what each lifecycle action may do, and
 // what an evaluated bucket does to a policy's alert. Code that changes an alert's status
 // asks these tables; nothing else decides.
-import type { AlertStatus } from './representation.js';
+import type { AlertStatus } from './model.js';
 
 export type AlertAction = 'acknowledge' | 'resolve' | 'archive';
 export const ALERT_ACTIONS: readonly AlertAction[] = ['acknowledge', 'resolve', 'archive'];

@@ -2,7 +2,7 @@
 // of src/alerts/transitions.ts. Pure: the caller reads the open alert and writes the result
 // in one transaction.
 import type { Notification } from '../alerts/outbox.js';
-import type { Alert } from '../alerts/representation.js';
+import type { Alert } from '../alerts/model.js';
 import { evaluationStep, TRANSITIONS, type Verdict } from '../alerts/transitions.js';
 import { newId } from '../ids.js';
 import type { Bucket } from './buckets.js';

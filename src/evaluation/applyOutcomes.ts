@@ -2,9 +2,9 @@
 // moves each policy's evaluated_until by compare-and-set (so a bucket another worker already
 // applied is not applied again, and a policy disabled or edited meanwhile is left alone) and
 // writes their alert changes and outbox rows. No ClickHouse query runs inside it.
-import { insertAlerts, lockOpenAlerts, updateAlerts } from '../alerts/alertRows.js';
+import { insertAlerts, lockOpenAlerts, updateAlerts } from '../alerts/store.js';
 import { insertNotifications } from '../alerts/outbox.js';
-import type { Alert } from '../alerts/representation.js';
+import type { Alert } from '../alerts/model.js';
 import { sqlState, type PostgresStore, type Queryable } from '../stores/postgres.js';
 import { alertChangesFor, type EvaluatedBucket } from './alertChanges.js';
 import type { EvaluationTarget } from './targets.js';

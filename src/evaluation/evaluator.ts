@@ -2,7 +2,7 @@
 // evaluation of one policy's last closed bucket (POST /v1.0/policies/:id/evaluate). Both
 // read bucket numbers from ClickHouse first and then apply the verdicts in short Postgres
 // transactions; `now` is injectable so tests need not wait for real minutes.
-import type { Alert } from '../alerts/representation.js';
+import type { Alert } from '../alerts/model.js';
 import type { Period } from '../policies/model.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { PostgresStore } from '../stores/postgres.js';

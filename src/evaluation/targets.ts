@@ -1,7 +1,7 @@
 // What the evaluator needs to know of a policy: its rule, its progress, and the event it
 // watches (name and timezone), read together in one query.
 import { notFound } from '../errors.js';
-import type { EventDefinition } from '../events/definitions.js';
+import type { EventDefinition } from '../events/model.js';
 import type { Policy } from '../policies/model.js';
 import type { Queryable } from '../stores/postgres.js';
 

@@ -10,7 +10,8 @@
 //
 // A batch refused after its new pairs were created withdraws them (`withdraw`), unless
 // another request was handed them meanwhile: a refused batch leaves no definition behind.
-import { DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE, deleteEventDefinition, ensureEventDefinition } from './definitions.js';
+import { DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE } from './model.js';
+import { deleteEventDefinition, ensureEventDefinition } from './store.js';
 import type { PostgresStore } from '../stores/postgres.js';
 
 export const CACHE_TTL_MS = 30_000;

@@ -7,14 +7,8 @@ import type { Page } from '../page.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { Queryable } from '../stores/postgres.js';
 import { rebucketDayRollups } from './dayRollups.js';
-import {
-  DEFAULT_AGENT,
-  DefinitionLimitError,
-  getEventDefinition,
-  insertEventDefinition,
-  writeEventDefinitionChanges,
-  type EventDefinition,
-} from './definitions.js';
+import { DEFAULT_AGENT, DefinitionLimitError, type EventDefinition } from './model.js';
+import { getEventDefinition, insertEventDefinition, listEventDefinitionRows, writeEventDefinitionChanges } from './store.js';
 import type { EventDirectory } from './eventDirectory.js';
 import type { TimezoneCatalog } from './timezones.js';
 
@@ -81,6 +75,11 @@ export async function createEventDefinition(
     }
     throw err;
   }
+}
+
+/** Every definition of the workspace, newest first, paged. */
+export function listEventDefinitions(postgres: Queryable, workspaceId: string, page: Page): Promise<EventDefinition[]> {
+  return listEventDefinitionRows(postgres, workspaceId, page);
 }
 
 /** The definition, or not_found. */

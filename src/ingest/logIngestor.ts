@@ -4,7 +4,7 @@
 // created are withdrawn.
 import type { IngestConfig } from '../config.js';
 import { invalid, unavailable, type ErrorDetail } from '../errors.js';
-import { DefinitionLimitError } from '../events/definitions.js';
+import { DefinitionLimitError } from '../events/model.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';

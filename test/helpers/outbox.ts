@@ -1,6 +1,6 @@
 // Policies, alerts and outbox rows made with plain SQL on the real tables, the way an alert
 // transition writes them, so delivery tests do not depend on the evaluation worker.
-import { ensureEventDefinition } from '../../src/events/definitions.js';
+import { ensureEventDefinition } from '../../src/events/store.js';
 import { newId } from '../../src/ids.js';
 import type { PostgresStore, Queryable } from '../../src/stores/postgres.js';
 

@@ -1,7 +1,7 @@
 // Alerts (INTERFACE §4.2, §3; DECISIONS H). Delivery history (…/deliveries) lives with the
 // delivery routes.
-import { applyAlertAction, getAlert, listAlerts } from '../../alerts/alerts.js';
-import { alertJson } from '../../alerts/representation.js';
+import { applyAlertAction, getAlert, listAlerts } from '../../alerts/operations.js';
+import { alertJson } from '../../alerts/model.js';
 import { ALERT_ACTIONS, TRANSITIONS } from '../../alerts/transitions.js';
 import type { PostgresStore } from '../../stores/postgres.js';
 import { pageOf } from '../../page.js';

@@ -1,4 +1,4 @@
-import { ALERT_STATUSES } from '../../alerts/representation.js';
+import { ALERT_STATUSES } from '../../alerts/model.js';
 import { pageQueryProperties } from '../params.js';
 
 export const listAlertsQuerySchema = {

@@ -1,7 +1,13 @@
 // Event definitions (INTERFACE §4.5, DECISIONS E) and the rollup read of one event. The
 // rules live in src/events/operations.ts; this file validates, calls it and presents.
-import { createEventDefinition, readEventRollups, requireEventDefinition, updateEventDefinition, type EventsDeps } from '../../events/operations.js';
-import { listEventDefinitions } from '../../events/definitions.js';
+import {
+  createEventDefinition,
+  listEventDefinitions,
+  readEventRollups,
+  requireEventDefinition,
+  updateEventDefinition,
+  type EventsDeps,
+} from '../../events/operations.js';
 import { pageOf } from '../../page.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';

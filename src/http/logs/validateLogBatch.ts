@@ -1,7 +1,7 @@
 // Turns a request body into records ready to store, or refuses the whole batch (400)
 // listing every problem of every record by index.
 import { validationFailed, type ErrorDetail } from '../../errors.js';
-import { DEFAULT_AGENT } from '../../events/definitions.js';
+import { DEFAULT_AGENT } from '../../events/model.js';
 import { newId } from '../../ids.js';
 import type { NewLogRecord } from '../../ingest/logWriter.js';
 import { nestingDepth, textProblems } from '../textRules.js';

@@ -1,8 +1,8 @@
 // Policies (INTERFACE §4.1, DECISIONS G) and the on-demand evaluation of one policy.
-import { alertJson } from '../../alerts/representation.js';
+import { alertJson } from '../../alerts/model.js';
 import type { PolicyEvaluator } from '../../evaluation/evaluator.js';
 import { policyJson } from '../../policies/model.js';
-import { createPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from '../../policies/policies.js';
+import { createPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from '../../policies/operations.js';
 import type { PostgresStore } from '../../stores/postgres.js';
 import { alertResponseSchema } from '../alerts/schemas.js';
 import { pageOf } from '../../page.js';

@@ -2,7 +2,7 @@
 // at chosen instants straight through the ingest pipeline (the HTTP API would stamp them
 // relative to the real clock), and evaluators running on a clock the test sets.
 import { loadConfig } from '../../../src/config.js';
-import type { AlertJson } from '../../../src/alerts/representation.js';
+import type { AlertJson } from '../../../src/alerts/model.js';
 import { PolicyEvaluator } from '../../../src/evaluation/evaluator.js';
 import { newId } from '../../../src/ids.js';
 import { EventDirectory } from '../../../src/events/eventDirectory.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ALERT_STATUSES } from '../../../src/alerts/representation.js';
+import { ALERT_STATUSES } from '../../../src/alerts/model.js';
 import { ALERT_ACTIONS, evaluationStep, transitionFor } from '../../../src/alerts/transitions.js';
 
 describe('alert state machine', () => {

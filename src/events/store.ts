@@ -6,36 +6,7 @@ import { conflict } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Page } from '../page.js';
 import { sqlState, UNIQUE_VIOLATION, type PostgresStore, type Queryable } from '../stores/postgres.js';
-
-/** The agent of a definition (and a log record) that names none. */
-export const DEFAULT_AGENT = 'default';
-
-export interface EventDefinition {
-  event_id: string;
-  user_id: string;
-  event: string;
-  agent: string;
-  title: string | null;
-  description: string;
-  unit: string;
-  timezone: string;
-  public: boolean;
-  share_token: string;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface NewEventDefinition {
-  event: string;
-  agent: string;
-  title?: string | null;
-  description?: string;
-  unit?: string;
-  timezone?: string;
-  public?: boolean;
-}
-
-export type EventDefinitionChanges = Partial<Pick<EventDefinition, 'agent' | 'title' | 'description' | 'unit' | 'timezone' | 'public'>>;
+import { DefinitionLimitError, type EventDefinition, type EventDefinitionChanges, type NewEventDefinition } from './model.js';
 
 /** Another definition of the workspace already has this (agent, event) pair. */
 const eventExists = (agent: string, event: string) => conflict('event_exists', `An event definition for agent "${agent}" and event "${event}" already exists.`);
@@ -47,17 +18,6 @@ const COLUMNS = 'event_id, user_id, event, agent, title, description, unit, time
 /** Random, URL-safe, 192 bits. */
 function newShareToken(): string {
   return randomBytes(24).toString('base64url');
-}
-
-/** WORKSPACE_MAX_EVENT_DEFINITIONS when unset. */
-export const DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE = 10_000;
-
-/** Creating one more definition would pass the workspace's limit. */
-export class DefinitionLimitError extends Error {
-  constructor(readonly limit: number) {
-    super(`The workspace has reached its limit of ${limit} event definitions.`);
-    this.name = 'DefinitionLimitError';
-  }
 }
 
 /**
@@ -147,7 +107,7 @@ export async function getEventDefinition(db: Queryable, workspaceId: string, eve
   return rows[0] ?? null;
 }
 
-export async function listEventDefinitions(db: Queryable, workspaceId: string, page: Page): Promise<EventDefinition[]> {
+export async function listEventDefinitionRows(db: Queryable, workspaceId: string, page: Page): Promise<EventDefinition[]> {
   return db.query<EventDefinition>(
     `SELECT ${COLUMNS} FROM event_definitions WHERE user_id = $1
      ORDER BY created_at DESC, event_id DESC LIMIT $2 OFFSET $3`,

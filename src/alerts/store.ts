@@ -1,7 +1,49 @@
-// Batched writes of alert rows, for the evaluation worker: one statement per kind of
-// change, however many policies a cycle touches. The caller holds the transaction.
+// Alerts in Postgres. Reads filter by the workspace: another workspace's alert is simply not
+// found. The evaluation worker writes in batches, one statement per kind of change however
+// many policies a cycle touches; the caller holds the transaction.
+import type { Page } from '../page.js';
 import type { Queryable } from '../stores/postgres.js';
-import { ALERT_COLUMNS, type Alert } from './representation.js';
+import type { Alert, AlertStatus } from './model.js';
+import type { Transition } from './transitions.js';
+
+export const ALERT_COLUMNS = `alert_id, workspace_id, policy_id, event_id, agent, event, title, channel, period, aggregate,
+  condition, threshold, severity, value, count, min, max, bucket_start, bucket_end, status, triggered_at, acknowledged_at,
+  resolved_at, archived_at, alerted_at, updated_at`;
+
+export function listAlertRows(db: Queryable, workspaceId: string, page: Page, status?: AlertStatus): Promise<Alert[]> {
+  return db.query<Alert>(
+    `SELECT ${ALERT_COLUMNS} FROM alerts
+     WHERE workspace_id = $1 AND ($2::text IS NULL OR status = $2)
+     ORDER BY triggered_at DESC, alert_id DESC LIMIT $3 OFFSET $4`,
+    [workspaceId, status ?? null, page.limit, page.offset],
+  );
+}
+
+/** The alert, or null; `forUpdate` locks it until the transaction ends. */
+export async function findAlert(db: Queryable, workspaceId: string, alertId: string, forUpdate = false): Promise<Alert | null> {
+  const rows = await db.query<Alert>(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE workspace_id = $1 AND alert_id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [
+    workspaceId,
+    alertId,
+  ]);
+  return rows[0] ?? null;
+}
+
+/** Moves an alert to `status`, setting the timestamp column the transition names. */
+export async function setAlertStatus(
+  db: Queryable,
+  workspaceId: string,
+  alertId: string,
+  status: AlertStatus,
+  stampColumn: Transition['stamp'],
+  at: Date,
+): Promise<Alert> {
+  const rows = await db.query<Alert>(
+    `UPDATE alerts SET status = $3, ${stampColumn} = $4, updated_at = $4
+     WHERE workspace_id = $1 AND alert_id = $2 RETURNING ${ALERT_COLUMNS}`,
+    [workspaceId, alertId, status, at],
+  );
+  return rows[0]!;
+}
 
 const RECORD_TYPES = `alert_id uuid, workspace_id text, policy_id uuid, event_id uuid, agent text, event text, title text,
   channel text, period text, aggregate text, condition text, threshold double precision, severity text,

@@ -1,6 +1,7 @@
-// The alert as the API shows it (INTERFACE §2.2), in one place: GET /v1.0/alerts/:id, the
-// lifecycle actions, POST /policies/:id/evaluate and the outbox (alert_notifications.alert)
-// all use alertJson, so a notification carries exactly what a client would read.
+// What an alert is, and how the API shows it. alertJson is used by GET /v1.0/alerts/:id, the
+// lifecycle actions, POST /policies/:id/evaluate and the outbox (alert_notifications.alert),
+// so a notification carries exactly what a client would read; it lives here, below HTTP,
+// because the outbox is written by the domain.
 
 export const ALERT_STATUSES = ['triggered', 'acknowledged', 'resolved', 'archived'] as const;
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
@@ -35,10 +36,6 @@ export interface Alert {
   alerted_at: Date | null;
   updated_at: Date;
 }
-
-export const ALERT_COLUMNS = `alert_id, workspace_id, policy_id, event_id, agent, event, title, channel, period, aggregate,
-  condition, threshold, severity, value, count, min, max, bucket_start, bucket_end, status, triggered_at, acknowledged_at,
-  resolved_at, archived_at, alerted_at, updated_at`;
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 

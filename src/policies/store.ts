@@ -1,0 +1,66 @@
+// Policies in Postgres. Every function takes the workspace and filters by it: another
+// workspace's policy, or event, is simply not found.
+import { newId } from '../ids.js';
+import type { Page } from '../page.js';
+import type { Queryable } from '../stores/postgres.js';
+import { POLICY_FIELDS, type Policy, type PolicyFields } from './model.js';
+
+const COLUMNS = `policy_id, workspace_id, event_id, title, description, channel, period, aggregate, condition, threshold,
+  severity, enabled, created_at, updated_at, evaluated_until`;
+
+export async function eventExists(db: Queryable, workspaceId: string, eventId: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM event_definitions WHERE user_id = $1 AND event_id = $2', [workspaceId, eventId]);
+  return rows.length > 0;
+}
+
+export async function insertPolicy(db: Queryable, workspaceId: string, fields: PolicyFields): Promise<Policy> {
+  const rows = await db.query<Policy>(
+    `INSERT INTO policies (policy_id, workspace_id, ${POLICY_FIELDS.join(', ')})
+     VALUES ($1, $2, ${POLICY_FIELDS.map((_, i) => `$${i + 3}`).join(', ')})
+     RETURNING ${COLUMNS}`,
+    [newId(), workspaceId, ...POLICY_FIELDS.map((name) => fields[name])],
+  );
+  return rows[0]!;
+}
+
+/** The policy, or null; `forUpdate` locks it until the transaction ends. */
+export async function findPolicy(db: Queryable, workspaceId: string, policyId: string, forUpdate = false): Promise<Policy | null> {
+  const rows = await db.query<Policy>(`SELECT ${COLUMNS} FROM policies WHERE workspace_id = $1 AND policy_id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [
+    workspaceId,
+    policyId,
+  ]);
+  return rows[0] ?? null;
+}
+
+export function listPolicyRows(db: Queryable, workspaceId: string, page: Page): Promise<Policy[]> {
+  return db.query<Policy>(
+    `SELECT ${COLUMNS} FROM policies WHERE workspace_id = $1
+     ORDER BY created_at DESC, policy_id DESC LIMIT $2 OFFSET $3`,
+    [workspaceId, page.limit, page.offset],
+  );
+}
+
+/** Writes the given fields; `restartEvaluation` sets evaluated_until back to NULL. */
+export async function updatePolicyRow(
+  db: Queryable,
+  workspaceId: string,
+  policyId: string,
+  changes: Partial<PolicyFields>,
+  restartEvaluation: boolean,
+): Promise<Policy> {
+  const fields = POLICY_FIELDS.filter((name) => changes[name] !== undefined).map((name) => [name, changes[name]] as const);
+  const sets = fields.map(([name], i) => `${name} = $${i + 3}`);
+  if (restartEvaluation) sets.push('evaluated_until = NULL');
+  const rows = await db.query<Policy>(
+    `UPDATE policies SET ${[...sets, 'updated_at = now()'].join(', ')}
+     WHERE workspace_id = $1 AND policy_id = $2 RETURNING ${COLUMNS}`,
+    [workspaceId, policyId, ...fields.map(([, v]) => v)],
+  );
+  return rows[0]!;
+}
+
+/** False when there was no such policy. */
+export async function deletePolicyRow(db: Queryable, workspaceId: string, policyId: string): Promise<boolean> {
+  const rows = await db.query('DELETE FROM policies WHERE workspace_id = $1 AND policy_id = $2 RETURNING policy_id', [workspaceId, policyId]);
+  return rows.length > 0;
+}
