@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import net from 'node:net';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../../src/paths.js';
 import { onCleanup } from './cleanup.js';
 
 export interface ServiceProcess {

@@ -6,8 +6,9 @@
 // still open) on an event of its own, so every breach opens a new alert.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { installInterruptHandlers, runCleanup, temporaryDir } from './bench/cleanup.js';
-import { issueWorkspaceToken, sleep, startServiceProcess, type ServiceProcess } from './bench/serviceProcess.js';
+import { temporaryDir } from './lib/cleanup.js';
+import { runBench } from './lib/runner.js';
+import { issueWorkspaceToken, sleep, startServiceProcess, type ServiceProcess } from './lib/serviceProcess.js';
 
 const progress = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -93,7 +94,6 @@ function summary(latencies: number[]): string {
 }
 
 async function main(): Promise<void> {
-  installInterruptHandlers();
   const argv = process.argv.slice(2);
   const samples = Number(option(argv, '--samples', '5'));
   const intervals = option(argv, '--eval-interval-ms', 'default,1000').split(',');
@@ -105,11 +105,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-try {
-  await main();
-} catch (err) {
-  process.stderr.write(`bench:alert-latency failed: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exitCode = 1;
-} finally {
-  await runCleanup();
-}
+await runBench('alert-latency', main);

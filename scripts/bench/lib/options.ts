@@ -1,7 +1,8 @@
 // Command-line options of the ingest benchmark, and the INGEST_* settings handed to the service.
 import { parseArgs } from 'node:util';
-import { loadConfig, type IngestConfig } from '../../src/config.js';
-import { MAX_LOGS_PER_REQUEST } from '../../src/http/logs/schema.js';
+import { loadConfig, type IngestConfig } from '../../../src/config.js';
+import { MAX_LOGS_PER_REQUEST } from '../../../src/http/logs/schema.js';
+import { UsageError } from './runner.js';
 
 export interface BenchOptions {
   readonly records: number;
@@ -36,8 +37,6 @@ export const USAGE = `usage: npm run bench:ingest -- [options]
   --max-load-minutes <n>   abort when the load phase takes longer (default 15)
 environment: ${INGEST_VARIABLES.join(', ')} are passed to the service;
   the stores live under TMPDIR (default /tmp), whose disk the figures depend on.`;
-
-export class UsageError extends Error {}
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const { values } = parseArgs({

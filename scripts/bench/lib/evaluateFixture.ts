@@ -2,9 +2,9 @@
 // in bulk, and logs for every event generated inside ClickHouse (the rollup views fill the
 // minute, hour and day tables from them, as at ingest).
 import { randomBytes } from 'node:crypto';
-import { newId } from '../../src/ids.js';
-import { AGGREGATES, CONDITIONS, type Aggregate } from '../../src/policies/model.js';
-import type { Stores } from '../../src/stores/index.js';
+import { newId } from '../../../src/ids.js';
+import { AGGREGATES, CONDITIONS, type Aggregate } from '../../../src/policies/model.js';
+import type { Stores } from '../../../src/stores/index.js';
 
 export interface FixtureSize {
   readonly workspaces: number;

@@ -4,9 +4,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { insertLogs, queuedRow, type NewLogRecord } from '../../src/ingest/logWriter.js';
-import { openClickHouse, type ClickHouseStore } from '../../src/stores/clickhouse.js';
-import { migrateClickHouse } from '../../src/stores/migrations.js';
+import { insertLogs, queuedRow, type NewLogRecord } from '../../../src/ingest/logWriter.js';
+import { openClickHouse, type ClickHouseStore } from '../../../src/stores/clickhouse.js';
+import { migrateClickHouse } from '../../../src/stores/migrations.js';
 import type { LogRecordBody, RequestBatch } from './dataset.js';
 
 export interface DirectInsertResult {

@@ -4,15 +4,16 @@
 // stopped, the same rows go straight into a fresh embedded ClickHouse as the ceiling to
 // compare with. Set the INGEST_* variables (see README) in the environment to try other
 // group-commit settings.
-import { ConfigError } from '../src/config.js';
-import { installInterruptHandlers, onCleanup, runCleanup, temporaryDir } from './bench/cleanup.js';
-import { generateBatches, totalBytes, type RequestBatch } from './bench/dataset.js';
-import { measureDirectInsert } from './bench/directInsert.js';
-import { runLoad, type LoadResult } from './bench/load.js';
-import { describeIngestSettings, ingestSettings, parseOptions, UsageError, USAGE, type BenchOptions, type IngestSettings } from './bench/options.js';
-import { formatReport, type CountCheck, type ServiceFigures } from './bench/report.js';
-import { readProcessMemory, sampleRss, type RssSamples } from './bench/rss.js';
-import { issueWorkspaceToken, metricValue, queryNumber, scrapeMetrics, startServiceProcess, type ServiceProcess } from './bench/serviceProcess.js';
+import { ConfigError } from '../../src/config.js';
+import { onCleanup, temporaryDir } from './lib/cleanup.js';
+import { runBench, UsageError } from './lib/runner.js';
+import { generateBatches, totalBytes, type RequestBatch } from './lib/dataset.js';
+import { measureDirectInsert } from './lib/directInsert.js';
+import { runLoad, type LoadResult } from './lib/load.js';
+import { describeIngestSettings, ingestSettings, parseOptions, USAGE, type BenchOptions, type IngestSettings } from './lib/options.js';
+import { formatReport, type CountCheck, type ServiceFigures } from './lib/report.js';
+import { readProcessMemory, sampleRss, type RssSamples } from './lib/rss.js';
+import { issueWorkspaceToken, metricValue, queryNumber, scrapeMetrics, startServiceProcess, type ServiceProcess } from './lib/serviceProcess.js';
 
 const RSS_SAMPLE_EVERY_MS = 200;
 
@@ -118,18 +119,5 @@ function optionsOrExit(): { options: BenchOptions; ingest: IngestSettings } {
   }
 }
 
-async function main(): Promise<void> {
-  const { options, ingest } = optionsOrExit();
-  installInterruptHandlers();
-  let passed = false;
-  try {
-    passed = await run(options, ingest);
-  } catch (err) {
-    process.stderr.write(`bench:ingest failed: ${err instanceof Error ? err.message : String(err)}\n`);
-  } finally {
-    await runCleanup();
-  }
-  process.exit(passed ? 0 : 1);
-}
-
-await main();
+const { options, ingest } = optionsOrExit();
+await runBench('ingest', () => run(options, ingest));

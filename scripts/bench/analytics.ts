@@ -7,14 +7,15 @@
 // comparisons called in-process on the stores, to show what the engines take of the time.
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { SUPPORTED_COMPARISONS, WINDOW_PERIODS } from '../src/analytics/windows.js';
-import { windowComparison } from '../src/analytics/windowComparison.js';
-import { loadConfig } from '../src/config.js';
-import { openStores, storeOptions } from '../src/stores/index.js';
-import { loadBenchData, ROW_COUNTS_SQL, type BenchEvent, type LoadedEvent } from './bench/analyticsData.js';
-import { installInterruptHandlers, runCleanup, temporaryDir } from './bench/cleanup.js';
-import { percentile } from './bench/report.js';
-import { querySql, startServiceProcess } from './bench/serviceProcess.js';
+import { SUPPORTED_COMPARISONS, WINDOW_PERIODS } from '../../src/analytics/windows.js';
+import { windowComparison } from '../../src/analytics/windowComparison.js';
+import { loadConfig } from '../../src/config.js';
+import { openStores, storeOptions } from '../../src/stores/index.js';
+import { loadBenchData, ROW_COUNTS_SQL, type BenchEvent, type LoadedEvent } from './lib/analyticsData.js';
+import { temporaryDir } from './lib/cleanup.js';
+import { runBench } from './lib/runner.js';
+import { percentile } from './lib/report.js';
+import { querySql, startServiceProcess } from './lib/serviceProcess.js';
 
 const TARGET_P99_MS = 25;
 const DAYS = 30;
@@ -213,18 +214,5 @@ async function run(options: Options): Promise<boolean> {
   return allMet;
 }
 
-async function main(): Promise<void> {
-  const options = optionsOrExit();
-  installInterruptHandlers();
-  let passed = false;
-  try {
-    passed = await run(options);
-  } catch (err) {
-    process.stderr.write(`bench:analytics failed: ${err instanceof Error ? err.message : String(err)}\n`);
-  } finally {
-    await runCleanup();
-  }
-  process.exit(passed ? 0 : 1);
-}
-
-await main();
+const options = optionsOrExit();
+await runBench('analytics', () => run(options));

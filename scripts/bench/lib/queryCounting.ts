@@ -1,6 +1,6 @@
 // Stores that count the queries sent through them, to report what one cycle costs.
-import type { ClickHouseStore } from '../../src/stores/clickhouse.js';
-import type { PostgresStore, Queryable } from '../../src/stores/postgres.js';
+import type { ClickHouseStore } from '../../../src/stores/clickhouse.js';
+import type { PostgresStore, Queryable } from '../../../src/stores/postgres.js';
 
 export interface QueryCounts {
   postgresStatements: number;

@@ -4,12 +4,13 @@
 // counts the ClickHouse and Postgres queries each cycle issues. Policies are spread over
 // the events, 60% minute, 30% hour and 10% day, every aggregate and condition.
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
-import { PolicyEvaluator } from '../src/evaluation/evaluator.js';
-import { openStores, storeOptions } from '../src/stores/index.js';
-import { installInterruptHandlers, onCleanup, runCleanup, temporaryDir } from './bench/cleanup.js';
-import { countingClickHouse, countingPostgres, newCounts, type QueryCounts } from './bench-evaluate/counting.js';
-import { writeFixture } from './bench-evaluate/fixture.js';
+import { loadConfig } from '../../src/config.js';
+import { PolicyEvaluator } from '../../src/evaluation/evaluator.js';
+import { openStores, storeOptions } from '../../src/stores/index.js';
+import { onCleanup, temporaryDir } from './lib/cleanup.js';
+import { runBench } from './lib/runner.js';
+import { countingClickHouse, countingPostgres, newCounts, type QueryCounts } from './lib/queryCounting.js';
+import { writeFixture } from './lib/evaluateFixture.js';
 
 const { values } = parseArgs({
   options: {
@@ -22,8 +23,7 @@ const { values } = parseArgs({
 const size = { policies: Number(values.policies), events: Number(values.events), workspaces: Number(values.workspaces), minutes: Number(values.minutes) };
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
-installInterruptHandlers();
-try {
+await runBench('evaluate', async () => {
   const config = loadConfig({ ...process.env, DATA_DIR: temporaryDir('alertmon-bench-evaluate-') });
   const stores = await openStores(storeOptions(config));
   onCleanup(() => stores.close());
@@ -64,6 +64,4 @@ try {
   await runCycle('cycle 2 (a minute later: minute policies evaluate one new bucket)');
   clock.now += 15_000;
   await runCycle('cycle 3 (15 s later: nothing closed, only early firing is checked)');
-} finally {
-  await runCleanup();
-}
+});

@@ -5,11 +5,12 @@
 // RSS. Set DELIVERY_CONCURRENCY / DELIVERY_POLL_INTERVAL_MS in the environment to try others.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../src/config.js';
-import { openStores, storeOptions } from '../src/stores/index.js';
-import { installInterruptHandlers, runCleanup, temporaryDir } from './bench/cleanup.js';
-import { readProcessMemory, sampleRss } from './bench/rss.js';
-import { scrapeMetrics, sleep, startServiceProcess } from './bench/serviceProcess.js';
+import { loadConfig } from '../../src/config.js';
+import { openStores, storeOptions } from '../../src/stores/index.js';
+import { temporaryDir } from './lib/cleanup.js';
+import { runBench } from './lib/runner.js';
+import { readProcessMemory, sampleRss } from './lib/rss.js';
+import { scrapeMetrics, sleep, startServiceProcess } from './lib/serviceProcess.js';
 
 const progress = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -93,7 +94,6 @@ async function seed(dataDir: string, sinkUrl: string, count: number): Promise<vo
 const mib = (bytes: number | null | undefined) => (bytes == null || !Number.isFinite(bytes) ? 'n/a' : `${(bytes / 1024 ** 2).toFixed(0)} MiB`);
 
 async function main(): Promise<void> {
-  installInterruptHandlers();
   const count = parseCount(process.argv.slice(2));
   const sink = await startSink();
   const dataDir = temporaryDir('alertmon-bench-delivery-');
@@ -135,11 +135,4 @@ async function main(): Promise<void> {
   if (sink.received !== count) throw new Error(`${sink.received - count} notifications were sent more than once`);
 }
 
-try {
-  await main();
-} catch (err) {
-  process.stderr.write(`bench:delivery failed: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exitCode = 1;
-} finally {
-  await runCleanup();
-}
+await runBench('delivery', main);

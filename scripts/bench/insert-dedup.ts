@@ -8,10 +8,11 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { insertLogs, queuedRow } from '../src/ingest/logWriter.js';
-import { openClickHouse, type ClickHouseStore } from '../src/stores/clickhouse.js';
-import { migrateClickHouse } from '../src/stores/migrations.js';
-import { installInterruptHandlers, runCleanup, temporaryDir } from './bench/cleanup.js';
+import { insertLogs, queuedRow } from '../../src/ingest/logWriter.js';
+import { openClickHouse, type ClickHouseStore } from '../../src/stores/clickhouse.js';
+import { migrateClickHouse } from '../../src/stores/migrations.js';
+import { temporaryDir } from './lib/cleanup.js';
+import { runBench } from './lib/runner.js';
 
 const { values } = parseArgs({ options: { inserts: { type: 'string', default: '100' }, rows: { type: 'string', default: '4000' } } });
 const inserts = Number(values.inserts);
@@ -49,8 +50,7 @@ const stats = (ms: number[]) => {
   return { median: sorted[Math.floor(sorted.length / 2)]!, mean: ms.reduce((s, x) => s + x, 0) / ms.length, p90: sorted[Math.floor(sorted.length * 0.9)]! };
 };
 
-installInterruptHandlers();
-try {
+await runBench('dedup', async () => {
   const dir = path.join(temporaryDir('alertmon-bench-dedup-'), 'clickhouse');
   const withDedup = await openClickHouse({ mode: 'embedded', path: dir, database: 'with_dedup' });
   const without = await openClickHouse({ mode: 'embedded', path: dir, database: 'without_dedup' });
@@ -82,6 +82,4 @@ try {
   );
   await withDedup.close();
   await without.close();
-} finally {
-  await runCleanup();
-}
+});
