@@ -2,18 +2,8 @@
 // interface an app serves depends on the process role (see service.ts); the OpenAPI
 // document describes all of them, whatever this process serves.
 import Koa from 'koa';
-import type { TokenAuthenticator } from './auth/tokens.js';
-import type { Config } from './config.js';
-import { deliverySettings } from './delivery/settings.js';
-import type { EventDirectory } from './events/eventDirectory.js';
-import type { EventsDeps } from './events/operations.js';
-import type { TimezoneCatalog } from './events/timezones.js';
-import type { LogIngestor } from './ingest/logIngestor.js';
-import type { Logger } from './logger.js';
-import type { Metrics } from './metrics.js';
 import { packageVersion } from './paths.js';
-import type { Stores } from './stores/index.js';
-import { PolicyEvaluator } from './evaluation/evaluator.js';
+import type { Services } from './services.js';
 import { adminRoutes } from './http/admin/routes.js';
 import { alertRoutes } from './http/alerts/routes.js';
 import { analyticsRoutes } from './http/analytics/routes.js';
@@ -31,18 +21,6 @@ import { jsonBody } from './http/middleware/jsonBody.js';
 import { requestContext } from './http/middleware/requestContext.js';
 import { openApiRouter } from './http/openapi.js';
 
-export interface AppDeps {
-  readonly config: Config;
-  readonly stores: Stores;
-  readonly logger: Logger;
-  readonly metrics: Metrics;
-  readonly tokens: TokenAuthenticator;
-  readonly directory: EventDirectory;
-  readonly timezones: TimezoneCatalog;
-  /** Present in processes that ingest logs. */
-  readonly ingestor: LogIngestor | null;
-}
-
 /** control: the REST API and admin API; logs: POST /v1.0/logs. */
 export type Plane = 'control' | 'logs';
 
@@ -56,48 +34,39 @@ export interface ApiRouters {
 }
 
 /** Every router of the API. Building one has no side effects: unserved ones are only documented. */
-export function apiRouters(deps: AppDeps): ApiRouters {
-  const events: EventsDeps = {
-    postgres: deps.stores.postgres,
-    clickhouse: deps.stores.clickhouse,
-    directory: deps.directory,
-    timezones: deps.timezones,
-    inserts: deps.ingestor,
-  };
-  const { config, stores, metrics, logger } = deps;
-  const delivery = { postgres: stores.postgres, settings: deliverySettings(config), retryScheduleMs: config.delivery.retryScheduleMs, metrics, logger };
-  const { postgres, clickhouse } = stores;
-  const evaluator = new PolicyEvaluator({ postgres, clickhouse, graceMs: config.evalGraceMs });
+export function apiRouters(services: Services): ApiRouters {
+  const { config, stores, metrics, ingestor, evaluator, delivery } = services;
+  const { postgres } = stores;
   const workspace = [
-    { plane: 'logs', router: logRoutes(deps.ingestor, deps.metrics) },
-    { plane: 'control', router: eventRoutes(events) },
-    { plane: 'control', router: analyticsRoutes(deps.stores) },
+    { plane: 'logs', router: logRoutes(ingestor, metrics) },
+    { plane: 'control', router: eventRoutes(services.events) },
+    { plane: 'control', router: analyticsRoutes(stores) },
     { plane: 'control', router: policyRoutes({ postgres, evaluator }) },
     { plane: 'control', router: alertRoutes({ postgres }) },
-    { plane: 'control', router: destinationRoutes({ providers: deps.config, delivery }) },
-    { plane: 'control', router: deliveryHistoryRoutes(deps.stores.postgres) },
+    { plane: 'control', router: destinationRoutes({ providers: config.channels, delivery }) },
+    { plane: 'control', router: deliveryHistoryRoutes(postgres) },
   ] as const;
-  const health = healthRoutes(deps.stores, deps.metrics);
-  const admin = adminRoutes(deps.config.adminToken, deps.stores);
+  const health = healthRoutes(stores, metrics);
+  const admin = adminRoutes(config.http.adminToken, stores);
   const openApi = openApiRouter([health, admin, ...workspace.map((w) => w.router)], packageVersion);
   return { open: [health, openApi], admin, workspace };
 }
 
-export function buildApp(deps: AppDeps, planes: ReadonlySet<Plane>): Koa<AppState> {
+export function buildApp(services: Services, planes: ReadonlySet<Plane>): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true; // errorHandler logs what matters
 
-  app.use(requestContext(deps.logger, deps.metrics));
-  app.use(errorHandler(deps.logger));
+  app.use(requestContext(services.logger, services.metrics));
+  app.use(errorHandler(services.logger));
 
-  const routers = apiRouters(deps);
+  const routers = apiRouters(services);
   // Another method on an open path answers 405 here, before authentication would ask for a token.
   for (const open of routers.open) app.use(open.refuseOtherMethods()).use(open.router.routes());
   // The admin router answers only its own routes; anything else falls through to auth.
   if (planes.has('control')) app.use(routers.admin.router.routes());
 
   // Everything below needs a workspace token, including routes that do not exist.
-  app.use(authenticate(deps.tokens));
+  app.use(authenticate(services.tokens));
   app.use(jsonBody());
   for (const { plane, router } of routers.workspace) {
     if (planes.has(plane)) app.use(router.router.routes()).use(router.router.allowedMethods({ throw: true }));

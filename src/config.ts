@@ -9,62 +9,103 @@ export type Role = (typeof ROLES)[number];
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+export interface HttpConfig {
+  /** HOST. @default '127.0.0.1' */
+  readonly host: string;
+  /** PORT; 0 picks a free port. @default 8080 */
+  readonly port: number;
+  /** LOGS_PORT: a second listener that serves only POST /v1.0/logs. @default null (none) */
+  readonly logsPort: number | null;
+  /** SHUTDOWN_TIMEOUT_MS: in-flight requests still running after this long are cut at shutdown. @default 30000 */
+  readonly shutdownTimeoutMs: number;
+  /** ADMIN_TOKEN: enables the admin API; at least 16 characters. @default null (admin API answers 404) */
+  readonly adminToken: string | null;
+}
+
 export interface ClickHouseConfig {
-  /** ClickHouse server over HTTP; null = embedded chDB engine under DATA_DIR/clickhouse. */
+  /** CLICKHOUSE_URL: a ClickHouse server over HTTP. @default null (the embedded chDB engine under DATA_DIR/clickhouse) */
   readonly url: string | null;
+  /** CLICKHOUSE_USER. @default 'default' */
   readonly user: string;
+  /** CLICKHOUSE_PASSWORD. @default '' */
   readonly password: string;
+  /** CLICKHOUSE_DATABASE, an identifier. @default 'alertmon' */
   readonly database: string;
 }
 
+export interface PostgresConfig {
+  /** DATABASE_URL: a Postgres server. @default null (embedded PGlite under DATA_DIR/postgres) */
+  readonly url: string | null;
+}
+
+export interface EventsConfig {
+  /** WORKSPACE_MAX_EVENT_DEFINITIONS: logs of a new pair past it are refused (400). @default 10000 */
+  readonly maxDefinitionsPerWorkspace: number;
+}
+
 export interface IngestConfig {
-  /** Records waiting for their insert; a batch that does not fit is answered 503. */
+  /** INGEST_QUEUE_MAX_RECORDS: records waiting for their insert; a batch that does not fit is answered 503. @default 200000 */
   readonly queueMaxRecords: number;
-  /** A flush starts as soon as this many records wait. */
+  /** INGEST_BATCH_MAX_RECORDS: a flush starts as soon as this many records wait. @default 50000 */
   readonly batchMaxRecords: number;
-  /** ... or when the oldest waiting record has waited this long. */
+  /** INGEST_FLUSH_INTERVAL_MS: ... or when the oldest waiting record has waited this long. @default 50 */
   readonly flushIntervalMs: number;
-  /** Inserts that may run at once. */
+  /** INGEST_CONCURRENT_INSERTS: inserts that may run at once. @default 2 */
   readonly concurrentInserts: number;
-  /** Client log_ids remembered for idempotency; beyond this the 10-minute window shrinks. */
+  /** INGEST_DEDUP_MAX_IDS: client log_ids remembered for idempotency; beyond this the 10-minute window shrinks. @default 10000000 */
   readonly dedupMaxIds: number;
 }
 
-export interface DeliveryConfig {
-  /** Base delay before each retry of a failed send; its length + 1 is the number of tries. */
-  readonly retryScheduleMs: readonly number[];
-  /** One send (HTTP request or SMTP session) gives up after this long. */
-  readonly timeoutMs: number;
-  /** The worker looks for new notifications and due retries this often when idle. */
-  readonly pollIntervalMs: number;
-  /** Sends in flight at most per worker. */
-  readonly concurrency: number;
+export interface EvaluationConfig {
+  /** EVAL_INTERVAL_MS: how often the worker evaluates every enabled policy. @default 15000 */
+  readonly intervalMs: number;
+  /** EVAL_GRACE_MS: a bucket is evaluated this long after it closed, for late logs. @default 5000 */
+  readonly graceMs: number;
 }
 
-export interface Config {
-  readonly role: Role;
-  readonly host: string;
-  readonly port: number;
-  readonly logsPort: number | null;
-  readonly dataDir: string;
-  readonly clickhouse: ClickHouseConfig;
-  /** Postgres server URL; null = embedded PGlite under DATA_DIR/postgres. */
-  readonly databaseUrl: string | null;
-  readonly adminToken: string | null;
-  readonly logLevel: LogLevel;
-  readonly shutdownTimeoutMs: number;
-  readonly ingest: IngestConfig;
-  /** Event definitions a workspace may have; logs of a new pair past it are refused (400). */
-  readonly maxEventDefinitionsPerWorkspace: number;
-  readonly evalIntervalMs: number;
-  readonly evalGraceMs: number;
-  readonly smtpUrl: string | null;
-  readonly emailFrom: string;
-  readonly slackWebhookOrigin: string;
-  readonly discordWebhookOrigins: readonly string[];
-  readonly telegramApiOrigin: string;
+export interface DeliveryConfig {
+  /** DELIVERY_RETRY_SCHEDULE_MS: base delay before each retry of a failed send; its length + 1 is the number of tries. @default [10000, 60000, 300000, 1800000, 7200000] */
+  readonly retryScheduleMs: readonly number[];
+  /** DELIVERY_TIMEOUT_MS: one send (HTTP request or SMTP session) gives up after this long. @default 10000 */
+  readonly timeoutMs: number;
+  /** DELIVERY_POLL_INTERVAL_MS: the worker looks for new notifications and due retries this often when idle. @default 250 */
+  readonly pollIntervalMs: number;
+  /** DELIVERY_CONCURRENCY: sends in flight at most per worker. @default 32 */
+  readonly concurrency: number;
+  /** ALLOW_PRIVATE_TARGETS: lets webhooks reach loopback, private and link-local addresses. @default false */
   readonly allowPrivateTargets: boolean;
+}
+
+/** Where each provider is reached; configurable so that tests can point them at local fakes. */
+export interface ChannelsConfig {
+  /** SLACK_WEBHOOK_ORIGIN: Slack URLs must start with it. @default 'https://hooks.slack.com' */
+  readonly slackWebhookOrigin: string;
+  /** DISCORD_WEBHOOK_ORIGINS, comma-separated: Discord URLs must be on one of them. @default ['https://discord.com', 'https://discordapp.com'] */
+  readonly discordWebhookOrigins: readonly string[];
+  /** TELEGRAM_API_ORIGIN: where sendMessage is called. @default 'https://api.telegram.org' */
+  readonly telegramApiOrigin: string;
+  /** SMTP_URL (smtp: or smtps:). @default null (email is not sent; attempts fail with not_configured) */
+  readonly smtpUrl: string | null;
+  /** EMAIL_FROM. @default 'alertmon@localhost' */
+  readonly emailFrom: string;
+}
+
+/** Everything the service reads from the environment, grouped by the part of the service that uses it. */
+export interface Config {
+  /** ROLE: which parts this process runs. @default 'all' */
+  readonly role: Role;
+  /** DATA_DIR: where the embedded stores (and other local state) live, resolved to an absolute path. @default './data' */
+  readonly dataDir: string;
+  /** LOG_LEVEL. @default 'info' */
+  readonly logLevel: LogLevel;
+  readonly http: HttpConfig;
+  readonly clickhouse: ClickHouseConfig;
+  readonly postgres: PostgresConfig;
+  readonly events: EventsConfig;
+  readonly ingest: IngestConfig;
+  readonly evaluation: EvaluationConfig;
   readonly delivery: DeliveryConfig;
+  readonly channels: ChannelsConfig;
 }
 
 export class ConfigError extends Error {
@@ -203,36 +244,42 @@ export function loadConfig(env: Env = process.env): Config {
 
   const config: Config = {
     role: read.oneOf('ROLE', ROLES, 'all'),
-    host: read.string('HOST', '127.0.0.1'),
-    port,
-    logsPort,
     dataDir: path.resolve(read.string('DATA_DIR', './data')),
+    logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    http: {
+      host: read.string('HOST', '127.0.0.1'),
+      port,
+      logsPort,
+      shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 30_000, 0, 600_000),
+      adminToken,
+    },
     clickhouse: {
       url: read.url('CLICKHOUSE_URL', ['http:', 'https:'], null),
       user: read.string('CLICKHOUSE_USER', 'default'),
       password: read.string('CLICKHOUSE_PASSWORD', ''),
       database,
     },
-    databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:'], null),
-    adminToken,
-    logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
-    shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 30_000, 0, 600_000),
+    postgres: { url: read.url('DATABASE_URL', ['postgres:', 'postgresql:'], null) },
+    events: { maxDefinitionsPerWorkspace: read.integer('WORKSPACE_MAX_EVENT_DEFINITIONS', DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE, 1, 10_000_000) },
     ingest,
-    maxEventDefinitionsPerWorkspace: read.integer('WORKSPACE_MAX_EVENT_DEFINITIONS', DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE, 1, 10_000_000),
-    evalIntervalMs: read.integer('EVAL_INTERVAL_MS', 15_000, 100, 86_400_000),
-    evalGraceMs: read.integer('EVAL_GRACE_MS', 5_000, 0, 3_600_000),
-    smtpUrl: read.url('SMTP_URL', ['smtp:', 'smtps:'], null),
-    emailFrom: read.string('EMAIL_FROM', 'alertmon@localhost'),
-    slackWebhookOrigin: read.origin('SLACK_WEBHOOK_ORIGIN', read.string('SLACK_WEBHOOK_ORIGIN', 'https://hooks.slack.com')),
-    discordWebhookOrigins: discordOrigins,
-    telegramApiOrigin: read.origin('TELEGRAM_API_ORIGIN', read.string('TELEGRAM_API_ORIGIN', 'https://api.telegram.org')),
-    allowPrivateTargets: read.boolean('ALLOW_PRIVATE_TARGETS', false),
+    evaluation: {
+      intervalMs: read.integer('EVAL_INTERVAL_MS', 15_000, 100, 86_400_000),
+      graceMs: read.integer('EVAL_GRACE_MS', 5_000, 0, 3_600_000),
+    },
     delivery: {
       // About 10 s, 1 min, 5 min, 30 min and 2 h: six tries over about 2.5 hours.
       retryScheduleMs: read.integerList('DELIVERY_RETRY_SCHEDULE_MS', [10_000, 60_000, 300_000, 1_800_000, 7_200_000], 1, 86_400_000, 10),
       timeoutMs: read.integer('DELIVERY_TIMEOUT_MS', 10_000, 100, 120_000),
       pollIntervalMs: read.integer('DELIVERY_POLL_INTERVAL_MS', 250, 10, 60_000),
       concurrency: read.integer('DELIVERY_CONCURRENCY', 32, 1, 1000),
+      allowPrivateTargets: read.boolean('ALLOW_PRIVATE_TARGETS', false),
+    },
+    channels: {
+      slackWebhookOrigin: read.origin('SLACK_WEBHOOK_ORIGIN', read.string('SLACK_WEBHOOK_ORIGIN', 'https://hooks.slack.com')),
+      discordWebhookOrigins: discordOrigins,
+      telegramApiOrigin: read.origin('TELEGRAM_API_ORIGIN', read.string('TELEGRAM_API_ORIGIN', 'https://api.telegram.org')),
+      smtpUrl: read.url('SMTP_URL', ['smtp:', 'smtps:'], null),
+      emailFrom: read.string('EMAIL_FROM', 'alertmon@localhost'),
     },
   };
 

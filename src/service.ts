@@ -1,16 +1,13 @@
 // Starts the parts of alertmon that this process's role runs, and stops them in order.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { TokenAuthenticator } from './auth/tokens.js';
 import { buildApp, type Plane } from './app.js';
+import type { BackgroundTask } from './backgroundTask.js';
 import { runsWorker, servesControlPlane, servesIngest, type Config } from './config.js';
 import type { Logger } from './logger.js';
-import { TimezoneCatalog } from './events/timezones.js';
-import { EventDirectory } from './events/eventDirectory.js';
-import { LogIngestor } from './ingest/logIngestor.js';
-import { createMetrics } from './metrics.js';
+import { buildServices, type Services } from './services.js';
 import { openStores, storeOptions, type Stores } from './stores/index.js';
-import { workerTasks, type BackgroundTask } from './workerTasks.js';
+import { workerTasks } from './workerTasks.js';
 
 export interface Service {
   /** Base URL of the main listener (PORT). */
@@ -18,6 +15,8 @@ export interface Service {
   /** Base URL of the LOGS_PORT listener, when one is configured. */
   readonly logsUrl: string | null;
   readonly stores: Stores;
+  /** The instances this process runs with (tests drive workers and routes through them). */
+  readonly services: Services;
   /** Stops accepting, finishes in-flight requests, then closes the stores. */
   close(): Promise<void>;
 }
@@ -34,35 +33,28 @@ async function stopTasks(tasks: readonly BackgroundTask[]): Promise<void> {
 export async function startService(config: Config, logger: Logger, options: StartOptions = {}): Promise<Service> {
   const stores = options.stores ?? (await openStores(storeOptions(config)));
   const servers: http.Server[] = [];
-  let ingestor: LogIngestor | null = null;
   let tasks: BackgroundTask[] = [];
   try {
-    const metrics = createMetrics();
-    const directory = new EventDirectory(stores.postgres, config.maxEventDefinitionsPerWorkspace);
-    if (servesIngest(config.role)) {
-      ingestor = new LogIngestor({ clickhouse: stores.clickhouse, directory, config: config.ingest, metrics, logger });
-      await ingestor.start();
-    }
-    const timezones = await TimezoneCatalog.load(stores.clickhouse);
-    const deps = { config, stores, logger, metrics, tokens: new TokenAuthenticator(stores.postgres), directory, timezones, ingestor };
+    const services = await buildServices(config, stores, logger);
+    const { host, port, logsPort } = config.http;
 
     const mainPlanes = new Set<Plane>();
     if (servesControlPlane(config.role)) mainPlanes.add('control');
     if (servesIngest(config.role)) mainPlanes.add('logs');
 
-    const main = await listen(buildApp(deps, mainPlanes).callback(), config.port, config.host);
+    const main = await listen(buildApp(services, mainPlanes).callback(), port, host);
     servers.push(main);
     let logsServer: http.Server | null = null;
-    if (config.logsPort !== null && servesIngest(config.role)) {
-      logsServer = await listen(buildApp(deps, new Set<Plane>(['logs'])).callback(), config.logsPort, config.host);
+    if (logsPort !== null && servesIngest(config.role)) {
+      logsServer = await listen(buildApp(services, new Set<Plane>(['logs'])).callback(), logsPort, host);
       servers.push(logsServer);
     }
     if (runsWorker(config.role)) {
-      tasks = workerTasks({ config, stores, logger, metrics });
+      tasks = workerTasks(services);
       for (const task of tasks) task.start();
     }
-    const url = baseUrl(main, config.host);
-    const logsUrl = logsServer && baseUrl(logsServer, config.host);
+    const url = baseUrl(main, host);
+    const logsUrl = logsServer && baseUrl(logsServer, host);
     logger.info('listening', {
       url,
       logs_url: logsUrl,
@@ -77,11 +69,12 @@ export async function startService(config: Config, logger: Logger, options: Star
       url,
       logsUrl,
       stores,
+      services,
       close() {
         closing ??= (async () => {
-          await Promise.all(servers.map((s) => stopServer(s, config.shutdownTimeoutMs)));
+          await Promise.all(servers.map((s) => stopServer(s, config.http.shutdownTimeoutMs)));
           await stopTasks(tasks);
-          await ingestor?.drain();
+          await services.ingestor?.drain();
           if (!options.stores) await stores.close();
         })();
         return closing;

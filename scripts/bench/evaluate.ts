@@ -42,7 +42,7 @@ await runBench('evaluate', async () => {
     const evaluator = new PolicyEvaluator({
       postgres: countingPostgres(stores.postgres, counts),
       clickhouse: countingClickHouse(stores.clickhouse, counts),
-      graceMs: config.evalGraceMs,
+      graceMs: config.evaluation.graceMs,
       now: () => clock.now,
     });
     started = performance.now();

@@ -21,8 +21,8 @@ export function fail(message: string): never {
 }
 
 function serviceUrl(config: Config): string {
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+  const host = config.http.host === '0.0.0.0' || config.http.host === '::' ? '127.0.0.1' : config.http.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.http.port}`;
 }
 
 /**
@@ -30,12 +30,12 @@ function serviceUrl(config: Config): string {
  * answers at HOST:PORT. Errors of the service itself are reported and end the process.
  */
 export async function postToAdminApi<T>(config: Config, path: string, body: unknown): Promise<T | null> {
-  if (config.adminToken === null) return null;
+  if (config.http.adminToken === null) return null;
   try {
     return await got
       .post(`${serviceUrl(config)}/v1.0/admin${path}`, {
         json: body,
-        headers: { authorization: `Bearer ${config.adminToken}` },
+        headers: { authorization: `Bearer ${config.http.adminToken}` },
         timeout: { request: 60_000 },
         retry: { limit: 0 },
       })

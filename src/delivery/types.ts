@@ -1,3 +1,4 @@
+import type { Config } from '../config.js';
 import type { DestinationConfig } from '../destinations/types.js';
 import type { Outcome } from './retryPolicy.js';
 
@@ -14,13 +15,7 @@ export interface Notification {
 }
 
 /** Configuration the channels send with. */
-export interface DeliverySettings {
-  readonly timeoutMs: number;
-  readonly allowPrivateTargets: boolean;
-  readonly smtpUrl: string | null;
-  readonly emailFrom: string;
-  readonly telegramApiOrigin: string;
-}
+export type DeliverySettings = Pick<Config, 'delivery' | 'channels'>;
 
 export interface SendRequest {
   readonly destination: DestinationConfig;

@@ -3,7 +3,7 @@
 // together in one transaction. Everything it knows lives in Postgres, so a restart picks up
 // pending retries, and several workers share the work through SKIP LOCKED claims. stop()
 // lets the sends in flight finish and record their outcome.
-import type { BackgroundTask } from '../workerTasks.js';
+import type { BackgroundTask } from '../backgroundTask.js';
 import { claimDueAttempts, countPendingRetries, type ClaimedAttempt } from './attempts.js';
 import { recordSentAttempts, sendAttempt, type DeliveryDeps, type SentAttempt } from './deliver.js';
 import { dispatchNotifications } from './outbox.js';
@@ -40,7 +40,7 @@ export class DeliveryWorker implements BackgroundTask {
 
   /** How long a claim holds an attempt: well past the send's time-out, so only a dead worker loses it. */
   private get leaseMs(): number {
-    return this.deps.settings.timeoutMs * 3 + 30_000;
+    return this.deps.settings.delivery.timeoutMs * 3 + 30_000;
   }
 
   start(): void {
@@ -63,7 +63,7 @@ export class DeliveryWorker implements BackgroundTask {
     })();
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<'timed_out'>((resolve) => {
-      timer = setTimeout(() => resolve('timed_out'), this.deps.settings.timeoutMs + STOP_GRACE_MS);
+      timer = setTimeout(() => resolve('timed_out'), this.deps.settings.delivery.timeoutMs + STOP_GRACE_MS);
     });
     const result = await Promise.race([finished, bound]);
     clearTimeout(timer);

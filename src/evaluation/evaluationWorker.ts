@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { PostgresStore } from '../stores/postgres.js';
-import type { BackgroundTask } from '../workerTasks.js';
+import type { BackgroundTask } from '../backgroundTask.js';
 import type { PolicyEvaluator } from './evaluator.js';
 import { releaseLease, tryTakeLease } from './lease.js';
 

@@ -19,7 +19,7 @@ export function clickHouseOptions(config: Config): ClickHouseOptions {
 }
 
 export function postgresOptions(config: Config): PostgresOptions {
-  return config.databaseUrl === null ? { mode: 'embedded', dir: path.join(config.dataDir, 'postgres') } : { mode: 'server', url: config.databaseUrl };
+  return config.postgres.url === null ? { mode: 'embedded', dir: path.join(config.dataDir, 'postgres') } : { mode: 'server', url: config.postgres.url };
 }
 
 export interface OpenStoresOptions {

@@ -2,6 +2,7 @@
 import { loadConfig } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { startService, type Service } from '../../src/service.js';
+import type { Services } from '../../src/services.js';
 import { openStores, type OpenStoresOptions, type Stores } from '../../src/stores/index.js';
 import { request, type Json, type RequestOptions, type TestResponse } from './http.js';
 import { freshStoreOptions } from './stores.js';
@@ -12,6 +13,7 @@ export interface TestService {
   readonly url: string;
   readonly logsUrl: string | null;
   readonly stores: Stores;
+  readonly services: Services;
   readonly storeOptions: OpenStoresOptions;
   request<T = Json>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   /** A request to another listener of the service (e.g. logsUrl). */
@@ -45,6 +47,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     url: service.url,
     logsUrl: service.logsUrl,
     stores,
+    services: service.services,
     storeOptions,
     request: call,
     requestTo: request,

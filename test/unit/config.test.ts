@@ -6,19 +6,19 @@ describe('configuration', () => {
   it('has documented defaults when nothing is set', () => {
     const config = loadConfig({});
     expect(config.role).to.equal('all');
-    expect(config.port).to.equal(8080);
-    expect(config.host).to.equal('127.0.0.1');
-    expect(config.logsPort).to.equal(null);
+    expect(config.http.port).to.equal(8080);
+    expect(config.http.host).to.equal('127.0.0.1');
+    expect(config.http.logsPort).to.equal(null);
     expect(config.dataDir).to.equal(path.resolve('./data'));
     expect(config.clickhouse).to.deep.equal({ url: null, user: 'default', password: '', database: 'alertmon' });
-    expect(config.databaseUrl).to.equal(null);
-    expect(config.adminToken).to.equal(null);
-    expect(config.evalIntervalMs).to.equal(15_000);
-    expect(config.evalGraceMs).to.equal(5_000);
-    expect(config.slackWebhookOrigin).to.equal('https://hooks.slack.com');
-    expect(config.discordWebhookOrigins).to.deep.equal(['https://discord.com', 'https://discordapp.com']);
-    expect(config.telegramApiOrigin).to.equal('https://api.telegram.org');
-    expect(config.allowPrivateTargets).to.equal(false);
+    expect(config.postgres.url).to.equal(null);
+    expect(config.http.adminToken).to.equal(null);
+    expect(config.evaluation.intervalMs).to.equal(15_000);
+    expect(config.evaluation.graceMs).to.equal(5_000);
+    expect(config.channels.slackWebhookOrigin).to.equal('https://hooks.slack.com');
+    expect(config.channels.discordWebhookOrigins).to.deep.equal(['https://discord.com', 'https://discordapp.com']);
+    expect(config.channels.telegramApiOrigin).to.equal('https://api.telegram.org');
+    expect(config.delivery.allowPrivateTargets).to.equal(false);
   });
 
   it('reads every variable it documents', () => {
@@ -39,11 +39,11 @@ describe('configuration', () => {
       INGEST_FLUSH_INTERVAL_MS: '10',
     });
     expect(config.role).to.equal('ingest');
-    expect(config.logsPort).to.equal(9001);
+    expect(config.http.logsPort).to.equal(9001);
     expect(config.clickhouse).to.deep.equal({ url: 'http://ch:8123', user: 'u', password: 'p', database: 'metrics' });
-    expect(config.databaseUrl).to.equal('postgres://pg/alertmon');
-    expect(config.discordWebhookOrigins).to.deep.equal(['http://127.0.0.1:9999', 'https://discord.com']);
-    expect(config.allowPrivateTargets).to.equal(true);
+    expect(config.postgres.url).to.equal('postgres://pg/alertmon');
+    expect(config.channels.discordWebhookOrigins).to.deep.equal(['http://127.0.0.1:9999', 'https://discord.com']);
+    expect(config.delivery.allowPrivateTargets).to.equal(true);
     expect(config.ingest.flushIntervalMs).to.equal(10);
   });
 
@@ -90,7 +90,7 @@ describe('configuration', () => {
     expect(Object.isFrozen(config)).to.equal(true);
     expect(Object.isFrozen(config.clickhouse)).to.equal(true);
     expect(() => {
-      (config as { port: number }).port = 1;
+      (config.http as { port: number }).port = 1;
     }).to.throw(TypeError);
   });
 });

@@ -12,13 +12,13 @@ import type { ChannelSender, DeliverySettings } from '../types.js';
 const transports = new Map<string, Transporter>();
 
 function transportFor(settings: DeliverySettings): Transporter {
-  const key = `${settings.smtpUrl}|${settings.timeoutMs}`;
+  const key = `${settings.channels.smtpUrl}|${settings.delivery.timeoutMs}`;
   let transport = transports.get(key);
   if (!transport) {
-    transport = nodemailer.createTransport(settings.smtpUrl!, {
-      connectionTimeout: settings.timeoutMs,
-      greetingTimeout: settings.timeoutMs,
-      socketTimeout: settings.timeoutMs,
+    transport = nodemailer.createTransport(settings.channels.smtpUrl!, {
+      connectionTimeout: settings.delivery.timeoutMs,
+      greetingTimeout: settings.delivery.timeoutMs,
+      socketTimeout: settings.delivery.timeoutMs,
     } as never);
     transports.set(key, transport);
   }
@@ -38,7 +38,7 @@ interface SmtpError {
 
 function smtpSecrets(settings: DeliverySettings): string[] {
   try {
-    const password = settings.smtpUrl === null ? '' : new URL(settings.smtpUrl).password;
+    const password = settings.channels.smtpUrl === null ? '' : new URL(settings.channels.smtpUrl).password;
     return password === '' ? [] : [password, decoded(password)];
   } catch {
     return [];
@@ -75,10 +75,10 @@ export const emailChannel: ChannelSender = {
     const to = recipient(destination.url, ownerEmail);
     if (to === null) return failure('final', 'not_configured', 'no recipient: the destination has no address and the workspace owner has no email');
     // Retried, not dropped: the operator can set SMTP_URL and restart.
-    if (settings.smtpUrl === null) return failure('retry', 'not_configured', 'SMTP_URL is not configured; email cannot be sent');
+    if (settings.channels.smtpUrl === null) return failure('retry', 'not_configured', 'SMTP_URL is not configured; email cannot be sent');
     try {
       const info = await transportFor(settings).sendMail({
-        from: settings.emailFrom,
+        from: settings.channels.emailFrom,
         to,
         subject: emailSubject(notification),
         text: messageText(notification),

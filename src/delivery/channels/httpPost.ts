@@ -25,7 +25,7 @@ export interface PostOptions {
 
 export async function postJson(url: string, payload: unknown, settings: DeliverySettings, options: PostOptions): Promise<Outcome> {
   const scrub = (text: string) => scrubSecrets(text, options.secrets);
-  const guarded = options.guard && !settings.allowPrivateTargets;
+  const guarded = options.guard && !settings.delivery.allowPrivateTargets;
   let answer: HttpAnswer;
   try {
     if (guarded) assertPublicUrl(new URL(url));
@@ -35,7 +35,7 @@ export async function postJson(url: string, payload: unknown, settings: Delivery
       throwHttpErrors: false,
       followRedirect: false,
       retry: { limit: 0 },
-      timeout: { request: settings.timeoutMs },
+      timeout: { request: settings.delivery.timeoutMs },
       ...(guarded ? { dnsLookup: guardedLookup as never } : {}),
     });
     const retryAfter = response.headers['retry-after'];

@@ -18,13 +18,13 @@ function retryAfterFromBody(body: string): number | null {
 export const telegramChannel: ChannelSender = {
   target(destination, _ownerEmail, settings) {
     const token = String(destination.credentials?.bot_token ?? '');
-    return `${settings.telegramApiOrigin}/bot${abbreviateSecret(token)}/sendMessage?chat_id=${String(destination.credentials?.chat_id ?? '')}`;
+    return `${settings.channels.telegramApiOrigin}/bot${abbreviateSecret(token)}/sendMessage?chat_id=${String(destination.credentials?.chat_id ?? '')}`;
   },
 
   send({ destination, notification, settings }) {
     const { bot_token: token, chat_id: chatId } = destination.credentials ?? {};
     return postJson(
-      `${settings.telegramApiOrigin}/bot${String(token)}/sendMessage`,
+      `${settings.channels.telegramApiOrigin}/bot${String(token)}/sendMessage`,
       { chat_id: chatId, text: messageText(notification).slice(0, MAX_TEXT), disable_web_page_preview: true },
       settings,
       { guard: false, secrets: secretsOf(destination), retryAfterFromBody },

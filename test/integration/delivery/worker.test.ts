@@ -2,13 +2,9 @@
 // restarts and two workers sharing the queue. A short retry schedule stands in for the
 // default 10 s … 2 h.
 import { expect } from 'chai';
-import { loadConfig } from '../../../src/config.js';
 import { claimDueAttempts } from '../../../src/delivery/attempts.js';
 import { dispatchNotifications } from '../../../src/delivery/outbox.js';
-import { deliverySettings } from '../../../src/delivery/settings.js';
 import { DeliveryWorker } from '../../../src/delivery/worker.js';
-import { createLogger } from '../../../src/logger.js';
-import { createMetrics } from '../../../src/metrics.js';
 import { FakeHttpServer } from '../../helpers/fakeProviders.js';
 import { raiseAlert, resolveAlert, seedPolicy, type SeededPolicy } from '../../helpers/outbox.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
@@ -160,15 +156,7 @@ describe('delivery worker', function () {
   // Two more workers beside the service's own: three claim from the same queue.
   it('two workers on the same queue send every notification exactly once', async () => {
     await createWebhook(`/${ws}/race`);
-    const config = loadConfig({ ...WORKER_ENV, DELIVERY_CONCURRENCY: '4' });
-    const deps = {
-      postgres: svc.stores.postgres,
-      settings: deliverySettings(config),
-      retryScheduleMs: config.delivery.retryScheduleMs,
-      metrics: createMetrics(),
-      logger: createLogger('silent'),
-    };
-    const workers = [0, 1].map(() => new DeliveryWorker(deps, { pollIntervalMs: 10, concurrency: 4 }));
+    const workers = [0, 1].map(() => new DeliveryWorker(svc.services.delivery, { pollIntervalMs: 10, concurrency: 4 }));
     const policies = await Promise.all(Array.from({ length: 30 }, (_, i) => seedPolicy(svc.stores.postgres, ws, `p${i}`)));
     for (const w of workers) w.start();
     try {
@@ -191,14 +179,7 @@ describe('delivery worker across a restart', function () {
   it('re-sends, once, an attempt whose worker died between claim and record', async () => {
     const sink = await FakeHttpServer.start();
     const svc = await startTestService({ env: { ...WORKER_ENV, ROLE: 'api' } });
-    const config = loadConfig(WORKER_ENV);
-    const deps = {
-      postgres: svc.stores.postgres,
-      settings: deliverySettings(config),
-      retryScheduleMs: config.delivery.retryScheduleMs,
-      metrics: createMetrics(),
-      logger: createLogger('silent'),
-    };
+    const deps = svc.services.delivery;
     const worker = new DeliveryWorker(deps, { pollIntervalMs: 20, concurrency: 4 });
     try {
       const token = await svc.tokenFor('lease-ws');

@@ -2,18 +2,12 @@ import { expect } from 'chai';
 import type Router from '@koa/router';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { randomUUID } from 'node:crypto';
-import { apiRouters, buildApp, type AppDeps } from '../../../src/app.js';
-import { TokenAuthenticator } from '../../../src/auth/tokens.js';
-import { loadConfig } from '../../../src/config.js';
-import { EventDirectory } from '../../../src/events/eventDirectory.js';
-import { TimezoneCatalog } from '../../../src/events/timezones.js';
+import { apiRouters, buildApp } from '../../../src/app.js';
 import { logBatchSchema } from '../../../src/http/logs/schema.js';
 import { buildOpenApiDocument, openApiPath, OPENAPI_PATH } from '../../../src/http/openapi.js';
-import { createLogger } from '../../../src/logger.js';
-import { createMetrics } from '../../../src/metrics.js';
 import { packageVersion } from '../../../src/paths.js';
 import { request } from '../../helpers/http.js';
-import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../../helpers/service.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 interface Operation {
   parameters?: { name: string; in: string; schema: unknown }[];
@@ -23,22 +17,10 @@ interface Operation {
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
 describe('OpenAPI document', () => {
-  let deps: AppDeps;
   let svc: TestService;
   let served: Document;
   before(async () => {
     svc = await startTestService({ env: { LOGS_PORT: '0' } });
-    const { stores } = svc;
-    deps = {
-      config: loadConfig({ ADMIN_TOKEN: TEST_ADMIN_TOKEN }),
-      stores,
-      logger: createLogger('silent'),
-      metrics: createMetrics(),
-      tokens: new TokenAuthenticator(stores.postgres),
-      directory: new EventDirectory(stores.postgres),
-      timezones: await TimezoneCatalog.load(stores.clickhouse),
-      ingestor: null,
-    };
     const res = await svc.request<Document>('GET', OPENAPI_PATH);
     expect(res.status).to.equal(200);
     served = res.body;
@@ -62,7 +44,7 @@ describe('OpenAPI document', () => {
   });
 
   it('lists every route the app serves with its method, and no other', () => {
-    const app = buildApp(deps, new Set(['control', 'logs']));
+    const app = buildApp(svc.services, new Set(['control', 'logs']));
     const servedRoutes = app.middleware
       .map((m) => (m as { router?: Router }).router)
       .filter((r): r is Router => r !== undefined)
@@ -75,7 +57,7 @@ describe('OpenAPI document', () => {
   });
 
   it('documents each query and body with the very schema the route validates with', () => {
-    const routers = apiRouters(deps);
+    const routers = apiRouters(svc.services);
     const all = [...routers.open, routers.admin, ...routers.workspace.map((w) => w.router)];
     const document = buildOpenApiDocument(all, packageVersion) as unknown as Document;
     expect(JSON.parse(JSON.stringify(document))).to.deep.equal(served);

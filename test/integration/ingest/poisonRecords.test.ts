@@ -35,7 +35,7 @@ describe('ingest: a request ClickHouse refuses for its rows fails alone', functi
     for (const ws of ['poison', 'bystander-a', 'bystander-b']) await stores.postgres.query('INSERT INTO workspaces (user_id) VALUES ($1)', [ws]);
     // A long flush interval groups every request sent at once into one insert.
     const config = loadConfig({ INGEST_FLUSH_INTERVAL_MS: '300' });
-    const directory = new EventDirectory(stores.postgres, config.maxEventDefinitionsPerWorkspace);
+    const directory = new EventDirectory(stores.postgres, config.events.maxDefinitionsPerWorkspace);
     ingestor = new LogIngestor({ clickhouse: stores.clickhouse, directory, config: config.ingest, metrics: createMetrics(), logger: createLogger('silent') });
     await ingestor.start();
   });
