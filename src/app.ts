@@ -15,18 +15,22 @@ import { eventRoutes } from './http/events/routes.js';
 import { healthRoutes } from './http/health/routes.js';
 import { logRoutes } from './http/logs/routes.js';
 import { policyRoutes } from './http/policies/routes.js';
+import { publicRoutes } from './http/public/routes.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errorHandler.js';
 import { jsonBody } from './http/middleware/jsonBody.js';
 import { requestContext } from './http/middleware/requestContext.js';
+import { securityHeaders } from './http/middleware/securityHeaders.js';
 import { openApiRouter } from './http/openapi.js';
 
-/** control: the REST API and admin API; logs: POST /v1.0/logs. */
+/** control: the REST API, the admin API, share links and the web console; logs: POST /v1.0/logs. */
 export type Plane = 'control' | 'logs';
 
 export interface ApiRouters {
   /** No token: probes, scrapers and the OpenAPI document, on every plane. */
   readonly open: readonly ApiRouter[];
+  /** No token, on the control plane: share links. */
+  readonly sharing: ApiRouter;
   /** Behind ADMIN_TOKEN, on the control plane. */
   readonly admin: ApiRouter;
   /** Behind a workspace token, each on its plane. */
@@ -47,9 +51,10 @@ export function apiRouters(services: Services): ApiRouters {
     { plane: 'control', router: deliveryHistoryRoutes(postgres) },
   ] as const;
   const health = healthRoutes(stores, metrics);
+  const sharing = publicRoutes(stores, config.http.publicRequestsPerMinute);
   const admin = adminRoutes(config.http.adminToken, stores);
-  const openApi = openApiRouter([health, admin, ...workspace.map((w) => w.router)], packageVersion);
-  return { open: [health, openApi], admin, workspace };
+  const openApi = openApiRouter([health, sharing, admin, ...workspace.map((w) => w.router)], packageVersion);
+  return { open: [health, openApi], sharing, admin, workspace };
 }
 
 export function buildApp(services: Services, planes: ReadonlySet<Plane>): Koa<AppState> {
@@ -58,12 +63,16 @@ export function buildApp(services: Services, planes: ReadonlySet<Plane>): Koa<Ap
 
   app.use(requestContext(services.logger, services.metrics));
   app.use(errorHandler(services.logger));
+  app.use(securityHeaders());
 
   const routers = apiRouters(services);
   // Another method on an open path answers 405 here, before authentication would ask for a token.
   for (const open of routers.open) app.use(open.refuseOtherMethods()).use(open.router.routes());
-  // The admin router answers only its own routes; anything else falls through to auth.
-  if (planes.has('control')) app.use(routers.admin.router.routes());
+  if (planes.has('control')) {
+    app.use(routers.sharing.refuseOtherMethods()).use(routers.sharing.router.routes());
+    // The admin router answers only its own routes; anything else falls through to auth.
+    app.use(routers.admin.router.routes());
+  }
 
   // Everything below needs a workspace token, including routes that do not exist.
   app.use(authenticate(services.tokens));

@@ -20,6 +20,8 @@ export interface HttpConfig {
   readonly shutdownTimeoutMs: number;
   /** ADMIN_TOKEN: enables the admin API; at least 16 characters. @default null (admin API answers 404) */
   readonly adminToken: string | null;
+  /** PUBLIC_RATE_LIMIT_PER_MINUTE: requests to the share-link routes one client address may make per minute (429 past it). @default 120 */
+  readonly publicRequestsPerMinute: number;
 }
 
 export interface ClickHouseConfig {
@@ -252,6 +254,7 @@ export function loadConfig(env: Env = process.env): Config {
       logsPort,
       shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 30_000, 0, 600_000),
       adminToken,
+      publicRequestsPerMinute: read.integer('PUBLIC_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
     },
     clickhouse: {
       url: read.url('CLICKHOUSE_URL', ['http:', 'https:'], null),

@@ -1,5 +1,6 @@
 // What can be done with event definitions, by an HTTP route or a worker alike: create, read
-// and edit them, and read an event's rollups. A timezone change re-buckets the event's day
+// and edit them, read an event's rollups, and share them through a link (a public event read
+// with its share token, and the token's rotation). A timezone change re-buckets the event's day
 // rollup in ClickHouse between two ingest inserts, then updates Postgres and the directory.
 import { readRollupBuckets, type BucketRange, type Period, type RollupBucket } from '../analytics/rollups.js';
 import { invalid, notFound, validationFailed } from '../errors.js';
@@ -8,7 +9,15 @@ import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { Queryable } from '../stores/postgres.js';
 import { rebucketDayRollups } from './dayRollups.js';
 import { DEFAULT_AGENT, DefinitionLimitError, type EventDefinition } from './model.js';
-import { getEventDefinition, insertEventDefinition, listEventDefinitionRows, writeEventDefinitionChanges } from './store.js';
+import { shareTokenMatches } from './shareToken.js';
+import {
+  findSharedEventDefinition,
+  getEventDefinition,
+  insertEventDefinition,
+  listEventDefinitionRows,
+  writeEventDefinitionChanges,
+  writeNewShareToken,
+} from './store.js';
 import type { EventDirectory } from './eventDirectory.js';
 import type { TimezoneCatalog } from './timezones.js';
 
@@ -139,4 +148,34 @@ export async function readEventRollups(
   const definition = await requireEventDefinition(deps.postgres, workspaceId, eventId);
   const buckets = await readRollupBuckets(deps.clickhouse, workspaceId, definition.event_id, period, page, range);
   return { definition, buckets };
+}
+
+/** How many of the newest rollup items of each period a share link shows. */
+export const SHARED_ROLLUP_ITEMS: Readonly<Record<Period, number>> = { minute: 60, hour: 48, day: 31 };
+
+export interface SharedEvent {
+  readonly definition: EventDefinition;
+  /** Newest first, SHARED_ROLLUP_ITEMS of each period at most. */
+  readonly buckets: Readonly<Record<Period, readonly RollupBucket[]>>;
+}
+
+/**
+ * A public event read through its share link. An unknown id, a wrong token and an event that
+ * is not public all give the same not_found, after the same work, so the answer tells nothing
+ * about which it was.
+ */
+export async function readSharedEvent(deps: Pick<EventsDeps, 'postgres' | 'clickhouse'>, eventId: string, token: string): Promise<SharedEvent> {
+  const found = await findSharedEventDefinition(deps.postgres, eventId);
+  const tokenMatches = shareTokenMatches(found?.share_token ?? null, token);
+  if (!found || !tokenMatches || !found.public) throw notFound('shared event');
+  const read = (period: Period) => readRollupBuckets(deps.clickhouse, found.user_id, found.event_id, period, { limit: SHARED_ROLLUP_ITEMS[period], offset: 0 });
+  const [minute, hour, day] = await Promise.all([read('minute'), read('hour'), read('day')]);
+  return { definition: found, buckets: { minute, hour, day } };
+}
+
+/** Replaces the event's share token: links with the old one stop working at once. */
+export async function rotateShareToken(postgres: Queryable, workspaceId: string, eventId: string): Promise<EventDefinition> {
+  const updated = await writeNewShareToken(postgres, workspaceId, eventId);
+  if (!updated) throw notFound('event definition');
+  return updated;
 }

@@ -1,11 +1,11 @@
 // Event definitions in Postgres. Every function takes the workspace and filters by it:
 // a definition of another workspace is simply not found. The rules around them (defaults,
 // timezones, day re-bucketing) are in operations.ts.
-import { randomBytes } from 'node:crypto';
 import { conflict } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Page } from '../page.js';
 import { sqlState, UNIQUE_VIOLATION, type PostgresStore, type Queryable } from '../stores/postgres.js';
+import { newShareToken } from './shareToken.js';
 import { DefinitionLimitError, type EventDefinition, type EventDefinitionChanges, type NewEventDefinition } from './model.js';
 
 /** Another definition of the workspace already has this (agent, event) pair. */
@@ -14,11 +14,6 @@ const eventExists = (agent: string, event: string) => conflict('event_exists', `
 const EDITABLE: readonly (keyof EventDefinitionChanges)[] = ['agent', 'title', 'description', 'unit', 'timezone', 'public'];
 
 const COLUMNS = 'event_id, user_id, event, agent, title, description, unit, timezone, public, share_token, created_at, updated_at';
-
-/** Random, URL-safe, 192 bits. */
-function newShareToken(): string {
-  return randomBytes(24).toString('base64url');
-}
 
 /**
  * Creates a definition unless the workspace has `limit` already (DefinitionLimitError).
@@ -104,6 +99,24 @@ export async function deleteEventDefinition(db: Queryable, workspaceId: string, 
 
 export async function getEventDefinition(db: Queryable, workspaceId: string, eventId: string): Promise<EventDefinition | null> {
   const rows = await db.query<EventDefinition>(`SELECT ${COLUMNS} FROM event_definitions WHERE user_id = $1 AND event_id = $2`, [workspaceId, eventId]);
+  return rows[0] ?? null;
+}
+
+/**
+ * A definition found by its id alone, whatever its workspace: only for share links, which
+ * carry no workspace and are checked against the definition's share token.
+ */
+export async function findSharedEventDefinition(db: Queryable, eventId: string): Promise<EventDefinition | null> {
+  const rows = await db.query<EventDefinition>(`SELECT ${COLUMNS} FROM event_definitions WHERE event_id = $1`, [eventId]);
+  return rows[0] ?? null;
+}
+
+/** Gives the definition a new share token; null when it is not the workspace's. */
+export async function writeNewShareToken(db: Queryable, workspaceId: string, eventId: string): Promise<EventDefinition | null> {
+  const rows = await db.query<EventDefinition>(
+    `UPDATE event_definitions SET share_token = $3, updated_at = now() WHERE user_id = $1 AND event_id = $2 RETURNING ${COLUMNS}`,
+    [workspaceId, eventId, newShareToken()],
+  );
   return rows[0] ?? null;
 }
 

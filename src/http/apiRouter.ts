@@ -54,6 +54,11 @@ export interface RouteSpec<Q extends JSONSchema = JSONSchema, B extends JSONSche
    * ctx.request.body itself, with this very schema (e.g. a log batch, record by record).
    */
   readonly handlerValidatedBody?: JSONSchema;
+  /**
+   * A query schema that is documented but not checked by the router: the handler reads
+   * ctx.query itself (e.g. a share link, which answers every bad query with the same 404).
+   */
+  readonly handlerValidatedQuery?: JSONSchema;
   /** Keyed by status; error statuses use the common error body unless a schema is given. */
   readonly responses: Readonly<Record<number, ResponseSpec>>;
 }

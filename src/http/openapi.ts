@@ -40,7 +40,7 @@ function operation(route: DocumentedRoute) {
     required: true,
     schema: { type: 'string', format: 'uuid' },
   }));
-  const query = spec.query as { properties?: Record<string, object>; required?: readonly string[] } | undefined;
+  const query = (spec.query ?? spec.handlerValidatedQuery) as { properties?: Record<string, object>; required?: readonly string[] } | undefined;
   const queryParams = Object.entries(query?.properties ?? {}).map(([name, schema]) => ({
     name,
     in: 'query',

@@ -5,10 +5,12 @@ import {
   listEventDefinitions,
   readEventRollups,
   requireEventDefinition,
+  rotateShareToken,
   updateEventDefinition,
   type EventsDeps,
 } from '../../events/operations.js';
 import { pageOf } from '../../page.js';
+import { emptyBodySchema } from '../alerts/schemas.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import { eventDefinitionJson, rollupItemJson } from './representation.js';
@@ -68,6 +70,19 @@ export function eventRoutes(deps: EventsDeps): ApiRouter {
       },
       async (ctx, { body }) => {
         ctx.body = eventDefinitionJson(await updateEventDefinition(deps, workspaceOf(ctx), ctx.params.eventID!, body));
+      },
+    )
+    .add(
+      {
+        method: 'post',
+        path: '/:eventID/share-token',
+        summary: 'Replace the share token',
+        description: 'Gives the event a new random share_token: share links made with the old one stop working at once.',
+        body: emptyBodySchema,
+        responses: { 200: definitionResponse, 400: invalidInput, 404: noSuchEvent },
+      },
+      async (ctx) => {
+        ctx.body = eventDefinitionJson(await rotateShareToken(deps.postgres, workspaceOf(ctx), ctx.params.eventID!));
       },
     )
     .add(
