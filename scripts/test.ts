@@ -1,9 +1,13 @@
 // `npm test`: the unit tests (test/unit/, pure) once; the integration tests
 // (test/integration/, real stores) on the embedded stores, then again with Postgres on a
-// server when one is reachable (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test).
+// server when one is reachable (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test);
+// then the browser tests (test/browser/, headless Chromium) when a Chromium is installed.
+// The browser code is built first, so every run serves the current console and share page.
 // Each run prints mocha's report; the last line sums all runs.
 import { spawn } from 'node:child_process';
 import pg from 'pg';
+import { chromiumAvailable, chromiumPath } from '../test/helpers/browser.js';
+import { buildWeb } from './buildWeb.js';
 
 const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 // Extra arguments go to mocha: test files (each run where it belongs) and options (e.g. --grep).
@@ -11,9 +15,11 @@ const extraArgs = process.argv.slice(2);
 const isFile = (arg: string) => !arg.startsWith('-') && (arg.endsWith('.ts') || arg.includes('/'));
 const options = extraArgs.filter((a) => !isFile(a));
 const files = extraArgs.filter(isFile);
-const isUnit = (file: string) => file.replace(/^\.\//, '').startsWith('test/unit/');
+const isUnder = (dir: string) => (file: string) => file.replace(/^\.\//, '').startsWith(`test/${dir}/`);
+const [isUnit, isBrowser] = [isUnder('unit'), isUnder('browser')];
 const unitFiles = files.length === 0 ? ['test/unit/**/*.test.ts'] : files.filter(isUnit);
-const integrationFiles = files.length === 0 ? ['test/integration/**/*.test.ts'] : files.filter((f) => !isUnit(f));
+const browserFiles = files.length === 0 ? ['test/browser/**/*.test.ts'] : files.filter(isBrowser);
+const integrationFiles = files.length === 0 ? ['test/integration/**/*.test.ts'] : files.filter((f) => !isUnit(f) && !isBrowser(f));
 
 interface RunResult {
   passed: number;
@@ -52,6 +58,8 @@ async function reachable(url: string): Promise<boolean> {
   }
 }
 
+await buildWeb();
+
 const results: RunResult[] = [];
 if (unitFiles.length > 0) results.push(await runMocha('unit tests', unitFiles, { ...process.env }));
 if (integrationFiles.length > 0) {
@@ -62,6 +70,15 @@ if (integrationFiles.length > 0) {
     results.push(await runMocha(`integration tests, Postgres server ${shown} (ClickHouse embedded)`, integrationFiles, env));
   } else {
     process.stdout.write(`\nNo Postgres server at TEST_DATABASE_URL; the server-mode run is skipped.\n`);
+  }
+}
+if (browserFiles.length > 0) {
+  if (chromiumAvailable()) {
+    results.push(await runMocha(`browser tests, Chromium at ${chromiumPath} (embedded stores)`, browserFiles, { ...process.env }));
+  } else {
+    process.stdout.write(
+      `\nNO BROWSER TESTS RAN: no Chromium at ${chromiumPath}. Install one (apt-get install chromium) or set CHROMIUM_PATH; .ci/run installs it.\n`,
+    );
   }
 }
 

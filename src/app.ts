@@ -22,6 +22,7 @@ import { jsonBody } from './http/middleware/jsonBody.js';
 import { requestContext } from './http/middleware/requestContext.js';
 import { securityHeaders } from './http/middleware/securityHeaders.js';
 import { openApiRouter } from './http/openapi.js';
+import { webConsole } from './http/web/webConsole.js';
 
 /** control: the REST API, the admin API, share links and the web console; logs: POST /v1.0/logs. */
 export type Plane = 'control' | 'logs';
@@ -69,6 +70,7 @@ export function buildApp(services: Services, planes: ReadonlySet<Plane>): Koa<Ap
   // Another method on an open path answers 405 here, before authentication would ask for a token.
   for (const open of routers.open) app.use(open.refuseOtherMethods()).use(open.router.routes());
   if (planes.has('control')) {
+    app.use(webConsole());
     app.use(routers.sharing.refuseOtherMethods()).use(routers.sharing.router.routes());
     // The admin router answers only its own routes; anything else falls through to auth.
     app.use(routers.admin.router.routes());

@@ -14,6 +14,8 @@ function findProjectRoot(): string {
 }
 
 export const projectRoot = findProjectRoot();
+/** The built browser code (scripts/buildWeb.ts): the console and the share page script. */
+export const webAssetsDir = path.join(projectRoot, 'dist', 'web');
 export const schemaDir = (engine: 'clickhouse' | 'postgres') => path.join(projectRoot, 'schema', engine);
 
 /** The version in package.json (the OpenAPI document states it). */

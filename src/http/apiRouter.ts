@@ -69,7 +69,9 @@ export interface RouteInput<Q, B> {
   readonly body: B;
 }
 
-type Input<S extends JSONSchema | undefined> = S extends JSONSchema ? FromSchema<S> : undefined;
+// A `default` in a schema documents what the service assumes; the validator fills nothing in,
+// so a defaulted property stays optional in the handler's input.
+type Input<S extends JSONSchema | undefined> = S extends JSONSchema ? FromSchema<S, { keepDefaultedPropertiesOptional: true }> : undefined;
 
 export interface DocumentedRoute {
   readonly spec: RouteSpec;

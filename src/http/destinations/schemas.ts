@@ -29,7 +29,8 @@ export const createDestinationSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['channel'],
-  properties: writable,
+  // The defaults are documented (the console's form starts from them); the route applies them.
+  properties: { ...writable, scope: { ...writable.scope, default: 'all' }, enabled: { ...writable.enabled, default: true } },
 } as const;
 
 /** Any subset of the create fields; read-only fields a client read back are accepted and ignored. */

@@ -18,6 +18,8 @@ export const createEventSchema = {
   properties: {
     event: { type: 'string', pattern: PATTERNS.notBlank, maxLength: 200 },
     ...editable,
+    timezone: { ...editable.timezone, default: 'UTC' },
+    public: { ...editable.public, default: false },
   },
 } as const;
 

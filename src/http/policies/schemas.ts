@@ -19,7 +19,13 @@ export const createPolicySchema = {
   type: 'object',
   additionalProperties: false,
   required: ['event_id', 'title', 'period', 'aggregate', 'condition', 'threshold', 'severity'],
-  properties: fields,
+  // The defaults are documented (the console's form starts from them); the route applies them.
+  properties: {
+    ...fields,
+    description: { ...fields.description, default: '' },
+    channel: { ...fields.channel, default: 'default' },
+    enabled: { ...fields.enabled, default: true },
+  },
 } as const;
 
 /** Any subset of the fields; read-only fields a client read back are accepted and ignored. */

@@ -1,0 +1,2 @@
+// Stylesheets are imported for esbuild, which bundles them into the entry's .css file.
+declare module '*.css';
