@@ -5,10 +5,7 @@
 const TOKEN_KEY = 'alertmon.token';
 const SIGNED_OUT = 'alertmon:signed-out';
 
-export interface ErrorDetail {
-  readonly path: string;
-  readonly message: string;
-}
+import type { ErrorDetail } from './openapi.js';
 
 /** An answer of status >= 400, with the API's error body. */
 export class ApiError extends Error {

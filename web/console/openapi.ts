@@ -3,6 +3,12 @@
 // silence forms show every field and option the running service has, with no second list
 // of fields to keep in step with the server.
 
+/** One problem of a refused request, as the API's error body lists it. */
+export interface ErrorDetail {
+  readonly path: string;
+  readonly message: string;
+}
+
 export interface JsonSchema {
   type?: string | string[];
   enum?: unknown[];

@@ -1,15 +1,11 @@
 // A form built from a request body's JSON Schema, as the OpenAPI document states it: one
 // labelled control per property (a select for an enum, a checkbox for a boolean, a number
 // field for a number, a fieldset for an object), the property's description as help text, and
-// the API's validation errors shown next to the field they name. The form keeps raw input
-// ("drafts", keyed by JSON Pointer) and turns it into a body only on submit, so the server
-// stays the one judge of what is valid.
+// the API's validation errors shown next to the field they name. What the controls hold and
+// the body they make are in drafts.ts.
 import type { ComponentChildren, JSX } from 'preact';
-import type { ErrorDetail } from './api.js';
-import type { JsonSchema } from './openapi.js';
-
-export type DraftValue = string | boolean | string[];
-export type Draft = Readonly<Record<string, DraftValue>>;
+import { type Draft, type DraftValue, fieldsOf, humanize, type Include, isNullable, kindOf, mainType, NULL_OPTION, showAll } from './drafts.js';
+import type { ErrorDetail, JsonSchema } from './openapi.js';
 
 export interface WidgetProps {
   readonly id: string;
@@ -22,175 +18,6 @@ export interface WidgetProps {
 /** A control of its own for a field, by JSON Pointer (e.g. an event picker for /event_id). */
 export type Widgets = Readonly<Record<string, (props: WidgetProps) => JSX.Element>>;
 
-const NULL_OPTION = '\u0000null';
-
-const typesOf = (s: JsonSchema): string[] => (Array.isArray(s.type) ? s.type : s.type === undefined ? [] : [s.type]);
-const isNullable = (s: JsonSchema) => typesOf(s).includes('null') || (s.enum?.includes(null) ?? false);
-const mainType = (s: JsonSchema) => typesOf(s).find((t) => t !== 'null') ?? (s.enum ? typeof s.enum.find((v) => v !== null) : undefined);
-/** A property documented as `{}`: a read-only field a PUT accepts back and ignores. */
-const isReadOnly = (s: JsonSchema) => Object.keys(s).length === 0;
-
-type Kind = 'boolean' | 'enum' | 'number' | 'datetime' | 'text' | 'longtext' | 'choices' | 'list' | 'object' | 'json';
-
-function kindOf(s: JsonSchema): Kind {
-  const type = mainType(s);
-  if (s.enum) return 'enum';
-  if (type === 'boolean') return 'boolean';
-  if (type === 'number' || type === 'integer') return 'number';
-  if (type === 'string') return s.format === 'date-time' ? 'datetime' : (s.maxLength ?? 0) > 200 ? 'longtext' : 'text';
-  if (type === 'array' && s.items?.enum) return 'choices';
-  if (type === 'array' && mainType(s.items ?? {}) === 'string') return 'list';
-  if (type === 'object' && s.properties) return 'object';
-  return 'json';
-}
-
-export const fieldsOf = (schema: JsonSchema): [string, JsonSchema][] => Object.entries(schema.properties ?? {}).filter(([, s]) => !isReadOnly(s));
-
-const ACRONYMS: Record<string, string> = { id: 'ID', ids: 'IDs', url: 'URL', p95: 'p95', p99: 'p99' };
-
-/** 'pending_buckets' → 'Pending buckets'; 'policy_ids' → 'Policy IDs'. */
-export function humanize(name: string): string {
-  const words = name.split('_').map((w) => ACRONYMS[w] ?? w);
-  const first = words[0] ?? '';
-  return [first.charAt(0).toUpperCase() + first.slice(1), ...words.slice(1)].join(' ');
-}
-
-// --- drafts ----------------------------------------------------------------------------
-
-/** ISO instant → the value of a datetime-local input (local time, minutes). */
-function localInput(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '';
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
-
-function draftOf(s: JsonSchema, value: unknown): DraftValue {
-  switch (kindOf(s)) {
-    case 'boolean':
-      return value === true;
-    case 'enum':
-      return value === null ? NULL_OPTION : value === undefined ? '' : String(value);
-    case 'datetime':
-      return typeof value === 'string' ? localInput(value) : '';
-    case 'choices':
-    case 'list':
-      return Array.isArray(value) ? value.map(String) : [];
-    case 'json':
-      return value === undefined || value === null ? '' : JSON.stringify(value, null, 2);
-    default:
-      return value === undefined || value === null ? '' : String(value);
-  }
-}
-
-/** The draft of a new resource: each field at its documented default, booleans false otherwise. */
-export function initialDraft(schema: JsonSchema, prefix = ''): Draft {
-  const draft: Record<string, DraftValue> = {};
-  for (const [name, s] of fieldsOf(schema)) {
-    const path = `${prefix}/${name}`;
-    if (kindOf(s) === 'object') Object.assign(draft, initialDraft(s, path));
-    else draft[path] = draftOf(s, s.default);
-  }
-  return draft;
-}
-
-/** The draft of an existing resource, for editing it. */
-export function draftFrom(schema: JsonSchema, resource: Record<string, unknown>, prefix = ''): Draft {
-  const draft: Record<string, DraftValue> = {};
-  for (const [name, s] of fieldsOf(schema)) {
-    const path = `${prefix}/${name}`;
-    const value = resource[name];
-    if (kindOf(s) === 'object') {
-      Object.assign(draft, draftFrom(s, (value ?? {}) as Record<string, unknown>, path));
-      if (isNullable(s) && (s.required?.length ?? 0) > 0) draft[path] = value !== null && value !== undefined;
-    } else draft[path] = draftOf(s, value);
-  }
-  return draft;
-}
-
-// --- bodies ------------------------------------------------------------------------------
-
-export type FormMode = 'create' | 'edit';
-
-/** Which fields a form shows and sends, by JSON Pointer ('/credentials/bot_token'). */
-export type Include = (path: string) => boolean;
-const showAll: Include = () => true;
-
-const OMIT = Symbol('omit');
-
-/** What an empty field sends: nothing on create (the server's default applies); on edit, a clear value where there is one. */
-function emptyValue(s: JsonSchema, mode: FormMode): unknown {
-  if (mode === 'create') return OMIT;
-  if (isNullable(s)) return null;
-  if (mainType(s) === 'string' && s.minLength === undefined && s.pattern === undefined && !s.enum) return '';
-  return OMIT;
-}
-
-function bodyValue(s: JsonSchema, raw: DraftValue | undefined, mode: FormMode): unknown {
-  switch (kindOf(s)) {
-    case 'boolean':
-      return raw === true;
-    case 'enum': {
-      if (raw === NULL_OPTION) return null;
-      if (raw === '' || raw === undefined) return emptyValue(s, mode);
-      return s.enum!.find((v) => String(v) === raw) ?? raw;
-    }
-    case 'number': {
-      const text = String(raw ?? '').trim();
-      if (text === '') return emptyValue(s, mode);
-      const n = Number(text);
-      // Not a number: sent as typed, so that the API names the problem next to the field.
-      return Number.isFinite(n) ? n : text;
-    }
-    case 'datetime': {
-      const text = String(raw ?? '');
-      if (text === '') return emptyValue(s, mode);
-      const d = new Date(text);
-      return Number.isNaN(d.getTime()) ? text : d.toISOString();
-    }
-    case 'choices':
-    case 'list': {
-      const items = (Array.isArray(raw) ? raw : []).filter((v) => v !== '');
-      return items.length === 0 && mode === 'create' ? OMIT : items;
-    }
-    case 'json': {
-      const text = String(raw ?? '').trim();
-      if (text === '') return emptyValue(s, mode);
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        return text;
-      }
-    }
-    default: {
-      const text = String(raw ?? '');
-      return text.trim() === '' ? emptyValue(s, mode) : text;
-    }
-  }
-}
-
-/** The request body of a draft. */
-export function bodyFrom(schema: JsonSchema, draft: Draft, mode: FormMode, include: Include = showAll, prefix = ''): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
-  for (const [name, s] of fieldsOf(schema)) {
-    const path = `${prefix}/${name}`;
-    if (!include(path)) continue;
-    let value: unknown;
-    if (kindOf(s) === 'object') {
-      const toggled = isNullable(s) && (s.required?.length ?? 0) > 0;
-      if (toggled && draft[path] !== true) value = mode === 'edit' ? null : OMIT;
-      else {
-        const nested = bodyFrom(s, draft, mode === 'edit' && !toggled ? 'create' : mode, include, path);
-        value = Object.keys(nested).length === 0 ? OMIT : nested;
-      }
-    } else value = bodyValue(s, draft[path], mode);
-    if (value !== OMIT) body[name] = value;
-  }
-  return body;
-}
-
-// --- rendering ---------------------------------------------------------------------------
-
 interface FormProps {
   readonly schema: JsonSchema;
   readonly draft: Draft;
@@ -202,21 +29,6 @@ interface FormProps {
   readonly include?: Include;
   readonly widgets?: Widgets;
   readonly labels?: Readonly<Record<string, string>>;
-}
-
-/** Errors the fields do not show (no field of that path is on the form). */
-export function unplacedErrors(schema: JsonSchema, errors: readonly ErrorDetail[], include: Include = showAll): ErrorDetail[] {
-  const paths: string[] = [];
-  const collect = (s: JsonSchema, prefix: string) => {
-    for (const [name, child] of fieldsOf(s)) {
-      const path = `${prefix}/${name}`;
-      if (!include(path)) continue;
-      paths.push(path);
-      if (kindOf(child) === 'object') collect(child, path);
-    }
-  };
-  collect(schema, '');
-  return errors.filter((e) => !paths.some((p) => e.path === p || e.path.startsWith(`${p}/`)));
 }
 
 export function SchemaFields(props: FormProps): JSX.Element {
@@ -275,7 +87,10 @@ function Field({ name, schema: s, path, required, draft, onDraft, errors, idPref
   if (widget) {
     return (
       <div class="field">
-        <label for={id}>{labelText}</label>
+        {/* A widget that is a group of controls names itself with aria-labelledby (id-label). */}
+        <label for={id} id={`${id}-label`}>
+          {labelText}
+        </label>
         {widget({ id, value, onChange: set, describedBy, invalid: error !== undefined })}
         {notes}
       </div>

@@ -3,11 +3,13 @@
 // send that shows the provider's answer and the recorded attempt.
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, ApiError, type ErrorDetail, errorText, listAll } from '../api.js';
+import { api, ApiError, errorText, listAll } from '../api.js';
 import { navigate, useLoad } from '../hooks.js';
-import { hasRoute, type JsonSchema, requestSchema } from '../openapi.js';
-import { bodyFrom, type Draft, FormErrors, initialDraft, SchemaFields, unplacedErrors, type WidgetProps } from '../schemaForm.js';
+import { hasRoute, type JsonSchema, requestSchema, type ErrorDetail } from '../openapi.js';
+import { bodyFrom, type Draft, initialDraft, unplacedErrors } from '../drafts.js';
+import { FormErrors, SchemaFields } from '../schemaForm.js';
 import type { DeliveryAttempt, Destination, PageProps, Policy } from '../types.js';
+import { PolicyChoices } from '../widgets.js';
 import { DeliveryTable } from './alerts.js';
 
 /**
@@ -180,28 +182,6 @@ function DestinationCard({ destination: d, canRotate, reload }: { destination: D
       )}
     </article>
   );
-}
-
-function PolicyChoices(policies: readonly Policy[]) {
-  return ({ id, value, onChange, describedBy }: WidgetProps) => {
-    const chosen = Array.isArray(value) ? value : [];
-    if (policies.length === 0) return <p id={id}>No policies yet.</p>;
-    return (
-      <div class="choices" id={id} aria-describedby={describedBy}>
-        {policies.map((p) => (
-          <span class="choice" key={p.policy_id}>
-            <input
-              id={`${id}-${p.policy_id}`}
-              type="checkbox"
-              checked={chosen.includes(p.policy_id)}
-              onChange={(e) => onChange(e.currentTarget.checked ? [...chosen, p.policy_id] : chosen.filter((c) => c !== p.policy_id))}
-            />
-            <label for={`${id}-${p.policy_id}`}>{p.title}</label>
-          </span>
-        ))}
-      </div>
-    );
-  };
 }
 
 function DestinationForm({

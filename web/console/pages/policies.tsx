@@ -4,11 +4,13 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { formatNumber } from '../../shared/rollups.js';
-import { api, ApiError, type ErrorDetail, errorText, listAll } from '../api.js';
+import { api, ApiError, errorText, listAll } from '../api.js';
 import { navigate, useLoad } from '../hooks.js';
-import { hasRoute, type JsonSchema, requestSchema } from '../openapi.js';
-import { bodyFrom, type Draft, draftFrom, FormErrors, initialDraft, SchemaFields, unplacedErrors, type WidgetProps } from '../schemaForm.js';
-import { eventName, eventSource, type EventDefinition, type PageProps, type Policy } from '../types.js';
+import { hasRoute, type JsonSchema, requestSchema, type ErrorDetail } from '../openapi.js';
+import { bodyFrom, type Draft, draftFrom, initialDraft, unplacedErrors } from '../drafts.js';
+import { FormErrors, SchemaFields } from '../schemaForm.js';
+import { eventSource, type PageProps, type Policy } from '../types.js';
+import { EventPicker } from '../widgets.js';
 
 const CONDITION_SIGNS: Record<string, string> = { gt: '>', gte: '≥', lt: '<', lte: '≤', eq: '=' };
 
@@ -102,25 +104,6 @@ function PolicyList({ events, policies, error, reload }: PageProps & { policies:
         </div>
       )}
     </section>
-  );
-}
-
-function EventPicker(events: readonly EventDefinition[]) {
-  return ({ id, value, onChange, describedBy, invalid }: WidgetProps) => (
-    <select
-      id={id}
-      value={typeof value === 'string' ? value : ''}
-      onChange={(e) => onChange(e.currentTarget.value)}
-      aria-describedby={describedBy}
-      aria-invalid={invalid || undefined}
-    >
-      <option value="">Choose an event…</option>
-      {events.map((e) => (
-        <option key={e.event_id} value={e.event_id}>
-          {eventName(e)} ({eventSource(e)})
-        </option>
-      ))}
-    </select>
   );
 }
 

@@ -2,11 +2,13 @@
 // of POST /v1.0/silences, and ending one.
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, ApiError, type ErrorDetail, errorText, listAll } from '../api.js';
+import { api, ApiError, errorText, listAll } from '../api.js';
 import { useLoad } from '../hooks.js';
-import { requestSchema } from '../openapi.js';
-import { bodyFrom, type Draft, FormErrors, initialDraft, SchemaFields, unplacedErrors } from '../schemaForm.js';
+import { requestSchema, type ErrorDetail } from '../openapi.js';
+import { bodyFrom, type Draft, initialDraft, unplacedErrors } from '../drafts.js';
+import { FormErrors, SchemaFields } from '../schemaForm.js';
 import type { PageProps, Policy } from '../types.js';
+import { PolicyChoices } from '../widgets.js';
 
 interface Silence {
   silence_id: string;
@@ -94,7 +96,15 @@ export function SilencesPage({ doc }: PageProps): JSX.Element {
         <form class="schema-form panel" onSubmit={create} noValidate aria-labelledby="new-silence-heading">
           <h2 id="new-silence-heading">New silence</h2>
           <FormErrors message={failure.message} details={unplacedErrors(schema, failure.details)} />
-          <SchemaFields schema={schema} draft={draft} onDraft={setDraft} errors={failure.details} idPrefix="silence" />
+          <SchemaFields
+            schema={schema}
+            draft={draft}
+            onDraft={setDraft}
+            errors={failure.details}
+            idPrefix="silence"
+            widgets={{ '/policy_ids': PolicyChoices(policies.value ?? []) }}
+            labels={{ '/policy_ids': 'Policies (none chosen: every policy)' }}
+          />
           <button class="primary" type="submit">
             Create silence
           </button>
