@@ -4,6 +4,7 @@ import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { formatNumber } from '../../shared/rollups.js';
 import { api, errorText } from '../api.js';
+import { Table } from '../components.js';
 import { useInterval, useLoad } from '../hooks.js';
 import type { Alert, DeliveryAttempt, PageProps } from '../types.js';
 
@@ -57,51 +58,35 @@ export function AlertsPage({ route }: PageProps): JSX.Element {
       {alerts.error ? <p role="alert">{errorText(alerts.error)}</p> : null}
       {alerts.value && alerts.value.length === 0 && <p>No {status || ''} alerts.</p>}
       {alerts.value && alerts.value.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Alert</th>
-                <th scope="col">Status</th>
-                <th scope="col">Severity</th>
-                <th scope="col" class="number">
-                  Value
-                </th>
-                <th scope="col">Raised</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {alerts.value.map((a) => (
-                <tr key={a.alert_id} aria-current={a.alert_id === selectedId ? 'true' : undefined}>
-                  <td>
-                    <a href={link({ alert: a.alert_id })}>{a.title}</a>
-                    <div class="muted">
-                      {a.agent} / {a.event}
-                    </div>
-                  </td>
-                  <td>
-                    <span class={`status status-${a.status}`}>{a.status}</span>
-                  </td>
-                  <td>{a.severity}</td>
-                  <td class="number">
-                    {formatNumber(a.value)} <span class="muted">vs {formatNumber(a.threshold)}</span>
-                  </td>
-                  <td>{when(a.triggered_at)}</td>
-                  <td>
-                    <div class="button-row">
-                      {ACTIONS.filter((x) => x.from.includes(a.status)).map((x) => (
-                        <button key={x.action} type="button" onClick={() => void act(a, x.action, x.label)} aria-label={`${x.label} ${a.title}`}>
-                          {x.label}
-                        </button>
-                      ))}
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table columns={['Alert', 'Status', 'Severity', { label: 'Value', numeric: true }, 'Raised', 'Actions']}>
+          {alerts.value.map((a) => (
+            <tr key={a.alert_id} aria-current={a.alert_id === selectedId ? 'true' : undefined}>
+              <td>
+                <a href={link({ alert: a.alert_id })}>{a.title}</a>
+                <div class="muted">
+                  {a.agent} / {a.event}
+                </div>
+              </td>
+              <td>
+                <span class={`status status-${a.status}`}>{a.status}</span>
+              </td>
+              <td>{a.severity}</td>
+              <td class="number">
+                {formatNumber(a.value)} <span class="muted">vs {formatNumber(a.threshold)}</span>
+              </td>
+              <td>{when(a.triggered_at)}</td>
+              <td>
+                <div class="button-row">
+                  {ACTIONS.filter((x) => x.from.includes(a.status)).map((x) => (
+                    <button key={x.action} type="button" onClick={() => void act(a, x.action, x.label)} aria-label={`${x.label} ${a.title}`}>
+                      {x.label}
+                    </button>
+                  ))}
+                </div>
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       {selected && <AlertDetail key={selected.alert_id} alert={selected} />}
     </section>
@@ -145,38 +130,21 @@ export function DeliveryTable({ attempts, error }: { attempts: readonly Delivery
   if (!attempts) return <p>Loading…</p>;
   if (attempts.length === 0) return <p>No delivery attempts yet.</p>;
   return (
-    <div class="table-wrap">
-      <table class="deliveries">
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Channel</th>
-            <th scope="col">Target</th>
-            <th scope="col">Status</th>
-            <th scope="col" class="number">
-              Provider answer
-            </th>
-            <th scope="col">Error</th>
-          </tr>
-        </thead>
-        <tbody>
-          {attempts.map((d) => (
-            <tr key={d.attempt_id}>
-              <td>{when(d.created_at)}</td>
-              <td>{d.type ?? d.kind}</td>
-              <td>{d.channel}</td>
-              <td class="target">{d.target}</td>
-              <td>
-                {d.status}
-                {d.attempt && d.attempt > 1 ? ` (try ${d.attempt})` : ''}
-              </td>
-              <td class="number">{d.response_status ?? '–'}</td>
-              <td>{d.error_message ?? ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table columns={['Time', 'Kind', 'Channel', 'Target', 'Status', { label: 'Provider answer', numeric: true }, 'Error']} className="deliveries">
+      {attempts.map((d) => (
+        <tr key={d.attempt_id}>
+          <td>{when(d.created_at)}</td>
+          <td>{d.type ?? d.kind}</td>
+          <td>{d.channel}</td>
+          <td class="target">{d.target}</td>
+          <td>
+            {d.status}
+            {d.attempt && d.attempt > 1 ? ` (try ${d.attempt})` : ''}
+          </td>
+          <td class="number">{d.response_status ?? '–'}</td>
+          <td>{d.error_message ?? ''}</td>
+        </tr>
+      ))}
+    </Table>
   );
 }

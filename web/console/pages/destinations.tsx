@@ -4,8 +4,9 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, ApiError, errorText, listAll } from '../api.js';
+import { failureOf, type FormFailure, noFailure } from '../components.js';
 import { navigate, useLoad } from '../hooks.js';
-import { hasRoute, type JsonSchema, requestSchema, type ErrorDetail } from '../openapi.js';
+import { hasRoute, type JsonSchema, requestSchema } from '../openapi.js';
 import { bodyFrom, type Draft, initialDraft, unplacedErrors } from '../drafts.js';
 import { FormErrors, SchemaFields } from '../schemaForm.js';
 import type { DeliveryAttempt, Destination, PageProps, Policy } from '../types.js';
@@ -194,7 +195,7 @@ function DestinationForm({
   onCreated: (d: Destination) => void;
 }): JSX.Element {
   const [draft, setDraft] = useState<Draft>(() => initialDraft(schema));
-  const [failure, setFailure] = useState<{ message: string | null; details: readonly ErrorDetail[] }>({ message: null, details: [] });
+  const [failure, setFailure] = useState<FormFailure>(noFailure);
   const [busy, setBusy] = useState(false);
   const channel = typeof draft['/channel'] === 'string' ? draft['/channel'] : '';
   const uses = CHANNEL_FIELDS[channel];
@@ -209,7 +210,7 @@ function DestinationForm({
     try {
       onCreated(await api<Destination>('POST', '/v1.0/destinations', bodyFrom(schema, draft, 'create', include)));
     } catch (err) {
-      setFailure(err instanceof ApiError ? { message: err.message, details: err.details } : { message: errorText(err), details: [] });
+      setFailure(failureOf(err));
     } finally {
       setBusy(false);
     }

@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { measureLabel, RollupChart } from '../../shared/rollupChart.js';
 import { formatBucket, formatNumber, MEASURES, measureOf, PERIOD_SECONDS, PERIODS, type Measure, type Period } from '../../shared/rollups.js';
 import { api, errorText } from '../api.js';
+import { Table } from '../components.js';
 import { useInterval, useLoad } from '../hooks.js';
 import type { EventDefinition, RollupItem } from '../types.js';
 
@@ -89,30 +90,15 @@ export function RollupPanel({ event, onLoaded }: { event: EventDefinition; onLoa
           <summary>
             The {items.value.length} newest {period} buckets as a table
           </summary>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Bucket ({event.timezone})</th>
-                  <th scope="col" class="number">
-                    Count
-                  </th>
-                  <th scope="col" class="number">
-                    {measureLabel(measure)}
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {sorted.slice(-60).map((item) => (
-                  <tr key={item.occurred_at}>
-                    <td>{formatBucket(item.occurred_at, period, event.timezone)}</td>
-                    <td class="number">{formatNumber(item.count)}</td>
-                    <td class="number">{formatNumber(measureOf(item, measure))}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table columns={[`Bucket (${event.timezone})`, { label: 'Count', numeric: true }, { label: measureLabel(measure), numeric: true }]}>
+            {sorted.slice(-60).map((item) => (
+              <tr key={item.occurred_at}>
+                <td>{formatBucket(item.occurred_at, period, event.timezone)}</td>
+                <td class="number">{formatNumber(item.count)}</td>
+                <td class="number">{formatNumber(measureOf(item, measure))}</td>
+              </tr>
+            ))}
+          </Table>
         </details>
       )}
     </section>

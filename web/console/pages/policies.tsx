@@ -5,8 +5,9 @@ import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { formatNumber } from '../../shared/rollups.js';
 import { api, ApiError, errorText, listAll } from '../api.js';
+import { Table, failureOf, type FormFailure, noFailure } from '../components.js';
 import { navigate, useLoad } from '../hooks.js';
-import { hasRoute, type JsonSchema, requestSchema, type ErrorDetail } from '../openapi.js';
+import { hasRoute, type JsonSchema, requestSchema } from '../openapi.js';
 import { bodyFrom, type Draft, draftFrom, initialDraft, unplacedErrors } from '../drafts.js';
 import { FormErrors, SchemaFields } from '../schemaForm.js';
 import { eventSource, type PageProps, type Policy } from '../types.js';
@@ -65,43 +66,27 @@ function PolicyList({ events, policies, error, reload }: PageProps & { policies:
       {error ? <p role="alert">{errorText(error)}</p> : null}
       {policies && policies.length === 0 && <p>No policies yet.</p>}
       {policies && policies.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Title</th>
-                <th scope="col">Event</th>
-                <th scope="col">Rule</th>
-                <th scope="col">Severity</th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+        <Table columns={['Title', 'Event', 'Rule', 'Severity', 'State', { label: 'Actions', hidden: true }]}>
+          {policies.map((p) => {
+            const event = byId.get(p.event_id);
+            return (
+              <tr key={p.policy_id}>
+                <td>
+                  <a href={`#/policies/${p.policy_id}`}>{p.title}</a>
+                </td>
+                <td>{event ? eventSource(event) : p.event_id}</td>
+                <td>{ruleText(p)}</td>
+                <td>{p.severity}</td>
+                <td>{p.enabled ? 'enabled' : 'disabled'}</td>
+                <td>
+                  <button type="button" onClick={() => void toggle(p)} aria-label={`${p.enabled ? 'Disable' : 'Enable'} ${p.title}`}>
+                    {p.enabled ? 'Disable' : 'Enable'}
+                  </button>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {policies.map((p) => {
-                const event = byId.get(p.event_id);
-                return (
-                  <tr key={p.policy_id}>
-                    <td>
-                      <a href={`#/policies/${p.policy_id}`}>{p.title}</a>
-                    </td>
-                    <td>{event ? eventSource(event) : p.event_id}</td>
-                    <td>{ruleText(p)}</td>
-                    <td>{p.severity}</td>
-                    <td>{p.enabled ? 'enabled' : 'disabled'}</td>
-                    <td>
-                      <button type="button" onClick={() => void toggle(p)} aria-label={`${p.enabled ? 'Disable' : 'Enable'} ${p.title}`}>
-                        {p.enabled ? 'Disable' : 'Enable'}
-                      </button>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </Table>
       )}
     </section>
   );
@@ -115,7 +100,7 @@ interface FormProps extends PageProps {
 
 function PolicyForm({ doc, events, schema, policy, onSaved }: FormProps): JSX.Element {
   const [draft, setDraft] = useState<Draft>(() => (policy ? draftFrom(schema, policy) : initialDraft(schema)));
-  const [failure, setFailure] = useState<{ message: string | null; details: readonly ErrorDetail[] }>({ message: null, details: [] });
+  const [failure, setFailure] = useState<FormFailure>(noFailure);
   const [busy, setBusy] = useState(false);
   const save = async (e: Event) => {
     e.preventDefault();
@@ -125,7 +110,7 @@ function PolicyForm({ doc, events, schema, policy, onSaved }: FormProps): JSX.El
       else await api('POST', '/v1.0/policies', bodyFrom(schema, draft, 'create'));
       onSaved();
     } catch (err) {
-      setFailure(err instanceof ApiError ? { message: err.message, details: err.details } : { message: errorText(err), details: [] });
+      setFailure(failureOf(err));
     } finally {
       setBusy(false);
     }
@@ -178,15 +163,7 @@ const isoDaysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).to
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '–');
 
 /** What the policy in the form would have raised over stored history: nothing is stored or sent. */
-function Backtest({
-  schema,
-  draft,
-  onErrors,
-}: {
-  schema: JsonSchema;
-  draft: Draft;
-  onErrors: (f: { message: string | null; details: readonly ErrorDetail[] }) => void;
-}): JSX.Element {
+function Backtest({ schema, draft, onErrors }: { schema: JsonSchema; draft: Draft; onErrors: (f: FormFailure) => void }): JSX.Element {
   const [days, setDays] = useState('7');
   const [result, setResult] = useState<BacktestResult | null>(null);
   const [message, setMessage] = useState<string | null>(null);
@@ -196,7 +173,7 @@ function Backtest({
       const body = { policy: bodyFrom(schema, draft, 'create'), from: isoDaysAgo(Number(days)), to: new Date().toISOString() };
       setResult(await api<BacktestResult>('POST', '/v1.0/policies/backtest', body));
       setMessage(null);
-      onErrors({ message: null, details: [] });
+      onErrors(noFailure);
     } catch (err) {
       setResult(null);
       setMessage('The preview failed; see the errors in the form.');
@@ -230,34 +207,17 @@ function Backtest({
             {result.alerts.length} alert{result.alerts.length === 1 ? '' : 's'} over {formatNumber(result.buckets_evaluated)} buckets evaluated.
           </p>
           {result.alerts.length > 0 && (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">First breach</th>
-                    <th scope="col">Raised</th>
-                    <th scope="col">Resolved</th>
-                    <th scope="col" class="number">
-                      Peak
-                    </th>
-                    <th scope="col" class="number">
-                      Breaching buckets
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {result.alerts.map((a) => (
-                    <tr key={a.triggered_bucket_start}>
-                      <td>{when(a.first_breach_bucket_start)}</td>
-                      <td>{when(a.triggered_bucket_start)}</td>
-                      <td>{when(a.resolved_bucket_start)}</td>
-                      <td class="number">{formatNumber(a.peak_value)}</td>
-                      <td class="number">{a.breaching_buckets}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table columns={['First breach', 'Raised', 'Resolved', { label: 'Peak', numeric: true }, { label: 'Breaching buckets', numeric: true }]}>
+              {result.alerts.map((a) => (
+                <tr key={a.triggered_bucket_start}>
+                  <td>{when(a.first_breach_bucket_start)}</td>
+                  <td>{when(a.triggered_bucket_start)}</td>
+                  <td>{when(a.resolved_bucket_start)}</td>
+                  <td class="number">{formatNumber(a.peak_value)}</td>
+                  <td class="number">{a.breaching_buckets}</td>
+                </tr>
+              ))}
+            </Table>
           )}
         </>
       )}

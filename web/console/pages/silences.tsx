@@ -2,9 +2,10 @@
 // of POST /v1.0/silences, and ending one.
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, ApiError, errorText, listAll } from '../api.js';
+import { api, errorText, listAll } from '../api.js';
+import { Table, failureOf, type FormFailure, noFailure } from '../components.js';
 import { useLoad } from '../hooks.js';
-import { requestSchema, type ErrorDetail } from '../openapi.js';
+import { requestSchema } from '../openapi.js';
 import { bodyFrom, type Draft, initialDraft, unplacedErrors } from '../drafts.js';
 import { FormErrors, SchemaFields } from '../schemaForm.js';
 import type { PageProps, Policy } from '../types.js';
@@ -26,7 +27,7 @@ export function SilencesPage({ doc }: PageProps): JSX.Element {
   const policies = useLoad(() => listAll<Policy>('/v1.0/policies'), []);
   const schema = requestSchema(doc, 'post', '/v1.0/silences');
   const [draft, setDraft] = useState<Draft>(() => (schema ? initialDraft(schema) : {}));
-  const [failure, setFailure] = useState<{ message: string | null; details: readonly ErrorDetail[] }>({ message: null, details: [] });
+  const [failure, setFailure] = useState<FormFailure>(noFailure);
   const [message, setMessage] = useState<string | null>(null);
   const titles = new Map((policies.value ?? []).map((p) => [p.policy_id, p.title]));
   const create = async (e: Event) => {
@@ -34,12 +35,12 @@ export function SilencesPage({ doc }: PageProps): JSX.Element {
     if (!schema) return;
     try {
       await api('POST', '/v1.0/silences', bodyFrom(schema, draft, 'create'));
-      setFailure({ message: null, details: [] });
+      setFailure(noFailure);
       setDraft(initialDraft(schema));
       setMessage('The silence was created.');
       silences.reload();
     } catch (err) {
-      setFailure(err instanceof ApiError ? { message: err.message, details: err.details } : { message: errorText(err), details: [] });
+      setFailure(failureOf(err));
     }
   };
   const end = async (s: Silence) => {
@@ -59,38 +60,22 @@ export function SilencesPage({ doc }: PageProps): JSX.Element {
       {silences.error ? <p role="alert">{errorText(silences.error)}</p> : null}
       {silences.value && silences.value.length === 0 && <p>No silences.</p>}
       {silences.value && silences.value.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Policies</th>
-                <th scope="col">From</th>
-                <th scope="col">To</th>
-                <th scope="col">Repeats</th>
-                <th scope="col">Comment</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {silences.value.map((s) => (
-                <tr key={s.silence_id}>
-                  <td>{s.policy_ids === null ? 'every policy' : s.policy_ids.map((id) => titles.get(id) ?? id).join(', ')}</td>
-                  <td>{when(s.starts_at)}</td>
-                  <td>{when(s.ends_at)}</td>
-                  <td>{s.recurrence ? `${s.recurrence.days.join(', ')} ${s.recurrence.start}–${s.recurrence.end} (${s.recurrence.timezone})` : '–'}</td>
-                  <td>{s.comment}</td>
-                  <td>
-                    <button type="button" class="danger" onClick={() => void end(s)}>
-                      End
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table columns={['Policies', 'From', 'To', 'Repeats', 'Comment', { label: 'Actions', hidden: true }]}>
+          {silences.value.map((s) => (
+            <tr key={s.silence_id}>
+              <td>{s.policy_ids === null ? 'every policy' : s.policy_ids.map((id) => titles.get(id) ?? id).join(', ')}</td>
+              <td>{when(s.starts_at)}</td>
+              <td>{when(s.ends_at)}</td>
+              <td>{s.recurrence ? `${s.recurrence.days.join(', ')} ${s.recurrence.start}–${s.recurrence.end} (${s.recurrence.timezone})` : '–'}</td>
+              <td>{s.comment}</td>
+              <td>
+                <button type="button" class="danger" onClick={() => void end(s)}>
+                  End
+                </button>
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       {schema && (
         <form class="schema-form panel" onSubmit={create} noValidate aria-labelledby="new-silence-heading">

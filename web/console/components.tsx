@@ -1,0 +1,54 @@
+// Pieces every page uses: a data table with its column headers, and the failure of a form.
+import type { ComponentChildren, JSX } from 'preact';
+import { ApiError, errorText } from './api.js';
+import type { ErrorDetail } from './openapi.js';
+
+export interface Column {
+  readonly label: string;
+  /** Right-aligned, tabular figures. */
+  readonly numeric?: boolean;
+  /** Named for screen readers only (e.g. a column of buttons). */
+  readonly hidden?: boolean;
+}
+
+/** A table whose columns are headed by `columns`; `children` are its body rows. */
+export function Table({
+  columns,
+  children,
+  className,
+}: {
+  columns: readonly (string | Column)[];
+  children: ComponentChildren;
+  className?: string;
+}): JSX.Element {
+  return (
+    <div class="table-wrap">
+      <table class={className}>
+        <thead>
+          <tr>
+            {columns.map((c) => {
+              const column = typeof c === 'string' ? { label: c } : c;
+              return (
+                <th scope="col" key={column.label} class={column.numeric ? 'number' : undefined}>
+                  {column.hidden ? <span class="visually-hidden">{column.label}</span> : column.label}
+                </th>
+              );
+            })}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Why a form was refused: the API's message, and its details for the fields to show. */
+export interface FormFailure {
+  readonly message: string | null;
+  readonly details: readonly ErrorDetail[];
+}
+
+export const noFailure: FormFailure = { message: null, details: [] };
+
+export const failureOf = (err: unknown): FormFailure =>
+  err instanceof ApiError ? { message: err.message, details: err.details } : { message: errorText(err), details: [] };
