@@ -24,7 +24,7 @@ export function kindOf(s: JsonSchema): Kind {
   if (s.enum) return 'enum';
   if (type === 'boolean') return 'boolean';
   if (type === 'number' || type === 'integer') return 'number';
-  if (type === 'string') return s.format === 'date-time' ? 'datetime' : (s.maxLength ?? 0) > 200 ? 'longtext' : 'text';
+  if (type === 'string') return s.format === 'date-time' ? 'datetime' : (s.maxLength ?? 0) >= 1000 ? 'longtext' : 'text';
   if (type === 'array' && s.items?.enum) return 'choices';
   if (type === 'array' && mainType(s.items ?? {}) === 'string') return 'list';
   if (type === 'object' && s.properties) return 'object';

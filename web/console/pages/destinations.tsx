@@ -118,7 +118,14 @@ function DestinationCard({ destination: d, canRotate, reload }: { destination: D
       setOutcome({ text: 'Sent: the provider accepted the test notification.', ok: true, alertId });
     } catch (err) {
       alertId = err instanceof ApiError && typeof err.body.alert_id === 'string' ? err.body.alert_id : null;
-      const details = err instanceof ApiError ? err.details.map((x) => x.message).join('; ') : '';
+      // The provider's status and answer are in the details; some are in the message already.
+      const details =
+        err instanceof ApiError
+          ? err.details
+              .map((x) => x.message)
+              .filter((m) => !err.message.includes(m))
+              .join('; ')
+          : '';
       setOutcome({ text: `Not sent: ${errorText(err)}${details ? ` (${details})` : ''}`, ok: false, alertId });
     }
     if (alertId) setAttempts(await api<DeliveryAttempt[]>('GET', `/v1.0/alerts/${alertId}/deliveries?kind=test`).catch(() => undefined));
