@@ -1,4 +1,4 @@
-// Reading alerts and the lifecycle actions (INTERFACE §3, DECISIONS H). Every function takes
+// Reading alerts and the lifecycle actions (docs/api.md, Alerts). Every function takes
 // the workspace and filters by it: another workspace's alert is simply not found.
 import { conflict, notFound } from '../errors.js';
 import type { Page } from '../page.js';

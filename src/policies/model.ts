@@ -1,4 +1,4 @@
-// What a policy is: a monitor rule over one event definition (INTERFACE §2.1, DECISIONS G).
+// What a policy is: a monitor rule over one event definition (docs/api.md, Policies and evaluation).
 import type { Period } from '../rollups/model.js';
 
 export const AGGREGATES = ['sum', 'count', 'average', 'min', 'max', 'p95_est', 'p99_est'] as const;

@@ -9,7 +9,7 @@ export type Period = (typeof PERIODS)[number];
 /** Nominal length of a period; a day bucket may be an hour shorter or longer. */
 export const PERIOD_MS: Readonly<Record<Period, number>> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
 
-/** A bucket as the rollup read shows it (INTERFACE §2.7). */
+/** A bucket as the rollup read shows it (docs/api.md, Event definitions). */
 export interface RollupBucket {
   /** Start of the bucket, ms since the epoch. */
   readonly start: number;

@@ -57,7 +57,7 @@ function cyclesOf(graph: ReadonlyMap<string, ReadonlyMap<string, string>>): stri
   return [...cycles];
 }
 
-// Domain code must run without HTTP (workers, scripts): the layering README's Layout describes.
+// Domain code must run without HTTP (workers, scripts): the layering the README's Layout describes.
 describe('layout', () => {
   it('has no module under src/<domain>/ import from src/http/', () => {
     const names = domains()
