@@ -5,9 +5,9 @@ import type { Notification } from '../alerts/outbox.js';
 import type { Alert } from '../alerts/model.js';
 import { evaluationStep, TRANSITIONS, type Verdict } from '../alerts/transitions.js';
 import { newId } from '../ids.js';
-import type { Bucket } from './buckets.js';
+import type { Bucket } from '../rollups/buckets.js';
+import type { BucketStats } from '../rollups/model.js';
 import type { EvaluationTarget } from './targets.js';
-import type { BucketStats } from './verdict.js';
 
 export interface EvaluatedBucket {
   readonly bucket: Bucket;

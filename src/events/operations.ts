@@ -2,12 +2,13 @@
 // and edit them, read an event's rollups, and share them through a link (a public event read
 // with its share token, and the token's rotation). A timezone change re-buckets the event's day
 // rollup in ClickHouse between two ingest inserts, then updates Postgres and the directory.
-import { readRollupBuckets, type BucketRange, type Period, type RollupBucket } from '../analytics/rollups.js';
 import { invalid, notFound, validationFailed } from '../errors.js';
 import type { Page } from '../page.js';
+import { readRollupBuckets, type BucketRange } from '../rollups/bucketRead.js';
+import { rebucketDayRollups } from '../rollups/dayRebuild.js';
+import type { Period, RollupBucket } from '../rollups/model.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { Queryable } from '../stores/postgres.js';
-import { rebucketDayRollups } from './dayRollups.js';
 import { DEFAULT_AGENT, DefinitionLimitError, type EventDefinition } from './model.js';
 import { shareTokenMatches } from './shareToken.js';
 import {
