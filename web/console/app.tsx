@@ -79,13 +79,18 @@ function Console(): JSX.Element {
   const route = useRoute();
   const doc = useLoad(loadApiDocument, []);
   const events = useLoad(() => {
-    // The event the page opens on: the one in the URL, else the newest, once listed.
-    const routed = route.parts[0] === 'events' || route.parts.length === 0 ? route.parts[1] : undefined;
-    if (routed) prefetchRollups(routed);
-    return listAll<EventDefinition>('/v1.0/events').then((list) => {
-      if (!routed && list[0] && (route.parts[0] ?? 'events') === 'events') prefetchRollups(list[0].event_id);
-      return list;
-    });
+    // The chart of the event the page opens on (the one in the URL, else the newest) is read
+    // at once, beside the whole list rather than after it.
+    if ((route.parts[0] ?? 'events') === 'events') {
+      const routed = route.parts[1];
+      if (routed) prefetchRollups(routed);
+      else
+        void api<EventDefinition[]>('GET', '/v1.0/events?limit=1').then(
+          ([newest]) => newest && prefetchRollups(newest.event_id),
+          () => {},
+        );
+    }
+    return listAll<EventDefinition>('/v1.0/events');
   }, []);
   const section = route.parts[0] ?? 'events';
   const sections = SECTIONS.filter(([name]) => name !== 'silences' || (doc.value && hasRoute(doc.value, 'get', '/v1.0/silences')));

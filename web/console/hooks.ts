@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
 export interface Loaded<T> {
   readonly value: T | undefined;
@@ -12,8 +12,9 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Lo
   const [state, setState] = useState<{ value: T | undefined; error: unknown; loading: boolean }>({ value: undefined, error: null, loading: true });
   const [generation, setGeneration] = useState(0);
   const run = useRef(0);
-  // The caller lists what `load` depends on.
-  useEffect(() => {
+  // The caller lists what `load` depends on. A layout effect: the read starts right after the
+  // render, not a frame later.
+  useLayoutEffect(() => {
     const mine = ++run.current;
     setState((s) => ({ ...s, loading: true }));
     load().then(

@@ -28,7 +28,7 @@ describe('authentication', () => {
         for (const [method, path] of [
           ['GET', '/v1.0/anything'],
           ['POST', '/v1.0/logs'],
-          ['GET', '/'],
+          ['GET', '/anything'],
         ] as const) {
           const res = await request(base, method, path, { headers });
           expect(res.status, `${method} ${base}${path}`).to.equal(401);
@@ -37,6 +37,11 @@ describe('authentication', () => {
       }
     });
   }
+
+  it('serves the web console page without a token on the control plane only (its API calls carry one)', async () => {
+    expect((await request(svc.url, 'GET', '/')).status).to.equal(200);
+    expect((await request(svc.logsUrl!, 'GET', '/')).status).to.equal(401);
+  });
 
   it('lets probes and scrapers in without a token', async () => {
     for (const base of [svc.url, svc.logsUrl!]) {

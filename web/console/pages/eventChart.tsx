@@ -1,7 +1,7 @@
 // The chart of an event's rollups (minute, hour or day buckets, a measure of each), also as
 // a table, refreshed every 30 seconds.
 import type { JSX } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { measureLabel, RollupChart } from '../../shared/rollupChart.js';
 import { formatBucket, formatNumber, MEASURES, measureOf, PERIOD_SECONDS, PERIODS, type Measure, type Period } from '../../shared/rollups.js';
 import { api, errorText } from '../api.js';
@@ -43,11 +43,12 @@ export function RollupPanel({ event, onLoaded }: { event: EventDefinition; onLoa
   useInterval(items.reload, 30_000);
   const container = useRef<HTMLDivElement>(null);
   const chart = useRef<RollupChart | null>(null);
-  useEffect(() => {
+  // Layout effects: the chart is drawn with the render that brings its data, not a frame later.
+  useLayoutEffect(() => {
     chart.current = new RollupChart(container.current!);
     return () => chart.current?.destroy();
   }, []);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (items.value)
       chart.current?.show({
         items: items.value,
