@@ -1,7 +1,7 @@
 // What a notification says, in words, for the chat and email channels: the title, the
 // stream (agent / event), the value against the rule, the severity and the time.
 // Resolved notifications say so; test notifications say they are a test.
-import type { Notification, NotifiedAlert } from './types.js';
+import type { Notification, NotifiedAlert } from '../alerts/outbox.js';
 
 const CONDITION_WORDS: Record<string, string> = {
   gt: 'above',
@@ -48,7 +48,7 @@ function ruleLine(alert: NotifiedAlert, resolved: boolean): string {
 
 function whenLine(notification: Notification): string {
   const alert = notification.alert;
-  if (notification.type === 'alert.resolved') return `Resolved at ${String(alert.resolved_at ?? alert.updated_at ?? new Date().toISOString())}`;
+  if (notification.type === 'alert.resolved') return `Resolved at ${String(alert.resolved_at ?? new Date().toISOString())}`;
   return `Triggered at ${String(alert.triggered_at ?? new Date().toISOString())}`;
 }
 

@@ -1,18 +1,17 @@
 // Writes evaluation results to Postgres: per chunk of policies one short transaction that
 // moves each policy's evaluated_until by compare-and-set (so a bucket another worker already
 // applied is not applied again, and a policy disabled or edited meanwhile is left alone) and
-// writes their alert changes and outbox rows. No ClickHouse query runs inside it.
-import { insertAlerts, lockOpenAlerts, updateAlerts } from '../alerts/store.js';
-import { insertNotifications } from '../alerts/outbox.js';
+// has src/alerts/ apply the buckets to their alerts. No ClickHouse query runs inside it.
+import type { JudgedBucket } from '../alerts/evaluationChanges.js';
 import type { Alert } from '../alerts/model.js';
+import { applyEvaluatedBuckets } from '../alerts/operations.js';
 import { sqlState, type PostgresStore, type Queryable } from '../stores/postgres.js';
-import { alertChangesFor, type EvaluatedBucket } from './alertChanges.js';
 import type { EvaluationTarget } from './targets.js';
 
 export interface PolicyOutcome {
   readonly target: EvaluationTarget;
   /** Buckets in order; closed ones first, then possibly an early-fired open one. */
-  readonly buckets: readonly EvaluatedBucket[];
+  readonly buckets: readonly JudgedBucket[];
   /** New evaluated_until (ms); null = a manual evaluation, which leaves the worker's progress alone. */
   readonly evaluatedUntil: number | null;
 }
@@ -66,36 +65,12 @@ async function claimPolicies(tx: Queryable, outcomes: readonly PolicyOutcome[]):
 async function applyChunk(db: PostgresStore, outcomes: readonly PolicyOutcome[], now: Date) {
   return db.transaction(async (tx) => {
     const current = await claimPolicies(tx, outcomes);
-    const judged = current.filter((o) => o.buckets.some((b) => b.verdict !== 'none'));
-    const open = new Map(
-      (
-        await lockOpenAlerts(
-          tx,
-          judged.map((o) => o.target.policy_id),
-        )
-      ).map((a) => [a.policy_id, a]),
+    const result = await applyEvaluatedBuckets(
+      tx,
+      current.map((o) => ({ subject: o.target, buckets: o.buckets })),
+      now,
     );
-    const inserts: Alert[] = [];
-    const updates: Alert[] = [];
-    const notifications = [];
-    const latest = new Map<string, Alert | null>();
-    for (const o of current) {
-      const changes = alertChangesFor(o.target, open.get(o.target.policy_id) ?? null, o.buckets, now);
-      inserts.push(...changes.inserts);
-      updates.push(...changes.updates);
-      notifications.push(...changes.notifications);
-      latest.set(o.target.policy_id, changes.latest);
-    }
-    // Resolving an open alert first frees the policy's one open slot for an alert raised after it.
-    await updateAlerts(tx, updates);
-    await insertAlerts(tx, inserts);
-    await insertNotifications(tx, notifications);
-    return {
-      applied: current.length,
-      raised: notifications.filter((n) => n.type === 'alert.triggered').length,
-      resolved: notifications.filter((n) => n.type === 'alert.resolved').length,
-      latest,
-    };
+    return { applied: current.length, ...result };
   });
 }
 

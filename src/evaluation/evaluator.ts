@@ -2,11 +2,12 @@
 // evaluation of one policy's last closed bucket (POST /v1.0/policies/:id/evaluate). Both
 // read bucket numbers from ClickHouse first and then apply the verdicts in short Postgres
 // transactions; `now` is injectable so tests need not wait for real minutes.
+import type { JudgedBucket } from '../alerts/evaluationChanges.js';
+import type { Verdict } from '../alerts/transitions.js';
 import type { Alert } from '../alerts/model.js';
 import type { Period } from '../policies/model.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { PostgresStore } from '../stores/postgres.js';
-import type { EvaluatedBucket } from './alertChanges.js';
 import { applyOutcomes, type PolicyOutcome } from './applyOutcomes.js';
 import { lastClosedBucket, type Bucket } from './buckets.js';
 import { planEvaluation, type Plan } from './planner.js';
@@ -85,12 +86,9 @@ export class PolicyEvaluator {
       to: bucket.end,
     });
     const bucketStats = statsOf(stats, workspaceId, target.event_id, bucket.start);
-    const { value, verdict } = closedBucketVerdict(target, bucketStats);
-    const result = await applyOutcomes(
-      this.deps.postgres,
-      [{ target, buckets: [{ bucket, stats: bucketStats, value, verdict, early: false }], evaluatedUntil: null }],
-      new Date(this.now()),
-    );
+    const judged = judgedBucket(bucket, bucketStats, closedBucketVerdict(target, bucketStats), false);
+    const { value, verdict } = judged;
+    const result = await applyOutcomes(this.deps.postgres, [{ target, buckets: [judged], evaluatedUntil: null }], new Date(this.now()));
     // The policy was deleted between the two reads.
     if (!result.latest.has(policyId)) await loadTarget(this.deps.postgres, workspaceId, policyId);
     return { policy_id: policyId, bucket, stats: bucketStats, value, breached: verdict === 'breach', alert: result.latest.get(policyId) ?? null };
@@ -127,9 +125,9 @@ function groupByPeriod(plans: readonly Plan[]): Map<Period, Plan[]> {
 /** The verdicts of a plan's buckets; null when there is nothing to write. */
 function outcomeOf(plan: Plan, stats: ReadonlyMap<string, BucketStats>): PolicyOutcome | null {
   const { target } = plan;
-  const judge = (bucket: Bucket, open: boolean): EvaluatedBucket => {
+  const judge = (bucket: Bucket, open: boolean): JudgedBucket => {
     const s = statsOf(stats, target.workspace_id, target.event_id, bucket.start);
-    return { bucket, stats: s, early: open, ...(open ? openBucketVerdict(target, s) : closedBucketVerdict(target, s)) };
+    return judgedBucket(bucket, s, open ? openBucketVerdict(target, s) : closedBucketVerdict(target, s), open);
   };
   const buckets = plan.closed.map((b) => judge(b, false));
   const early = plan.open && judge(plan.open, true);
@@ -137,4 +135,8 @@ function outcomeOf(plan: Plan, stats: ReadonlyMap<string, BucketStats>): PolicyO
   const moves = plan.evaluatedUntil !== target.evaluated_until?.getTime();
   if (!moves && buckets.length === 0) return null;
   return { target, buckets, evaluatedUntil: plan.evaluatedUntil };
+}
+
+function judgedBucket(bucket: Bucket, stats: BucketStats, { value, verdict }: { value: number | null; verdict: Verdict }, early: boolean): JudgedBucket {
+  return { start: bucket.start, end: bucket.end, value, count: stats.count, min: stats.min, max: stats.max, verdict, early };
 }

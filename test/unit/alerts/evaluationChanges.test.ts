@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import type { Verdict } from '../../../src/alerts/transitions.js';
-import { alertChangesFor, type EvaluatedBucket } from '../../../src/evaluation/alertChanges.js';
-import type { EvaluationTarget } from '../../../src/evaluation/targets.js';
+import { alertChangesFor, type AlertSubject, type JudgedBucket } from '../../../src/alerts/evaluationChanges.js';
 
-const target: EvaluationTarget = {
+const target: AlertSubject = {
   policy_id: '0196f7a0-3c1e-7000-8000-000000000001',
   workspace_id: 'w',
   event_id: '0196f7a0-3c1e-7000-8000-000000000002',
@@ -14,16 +13,16 @@ const target: EvaluationTarget = {
   condition: 'gt',
   threshold: 1,
   severity: 'error',
-  updated_at: new Date(0),
-  evaluated_until: null,
   agent: 'a',
   event: 'e',
-  timezone: 'UTC',
 };
 const now = new Date('2026-11-21T10:05:00.000Z');
-const bucket = (minute: number, count: number, verdict: Verdict): EvaluatedBucket => ({
-  bucket: { start: Date.UTC(2026, 10, 21, 10, minute), end: Date.UTC(2026, 10, 21, 10, minute + 1) },
-  stats: { count, sum: count, min: count ? 1 : null, max: count ? 1 : null, p95: null, p99: null },
+const bucket = (minute: number, count: number, verdict: Verdict): JudgedBucket => ({
+  start: Date.UTC(2026, 10, 21, 10, minute),
+  end: Date.UTC(2026, 10, 21, 10, minute + 1),
+  count,
+  min: count ? 1 : null,
+  max: count ? 1 : null,
   value: count,
   verdict,
   early: false,

@@ -1,19 +1,27 @@
 // What a run of evaluated buckets does to one policy's alerts, decided by the state machine
-// of src/alerts/transitions.ts. Pure: the caller reads the open alert and writes the result
-// in one transaction.
-import type { Notification } from '../alerts/outbox.js';
-import type { Alert } from '../alerts/model.js';
-import { evaluationStep, TRANSITIONS, type Verdict } from '../alerts/transitions.js';
+// of transitions.ts. Pure: the caller reads the open alert and writes the result in one
+// transaction (applyEvaluatedBuckets in operations.ts).
 import { newId } from '../ids.js';
-import type { Bucket } from './buckets.js';
-import type { EvaluationTarget } from './targets.js';
-import type { BucketStats } from './verdict.js';
+import type { Alert } from './model.js';
+import type { NewNotification } from './outbox.js';
+import { evaluationStep, TRANSITIONS, type Verdict } from './transitions.js';
 
-export interface EvaluatedBucket {
-  readonly bucket: Bucket;
-  readonly stats: BucketStats;
-  /** The aggregate compared with the threshold; null = no data. */
+/** What an alert copies of the policy and the event it was raised under. */
+export type AlertSubject = Pick<
+  Alert,
+  'workspace_id' | 'policy_id' | 'event_id' | 'agent' | 'event' | 'title' | 'channel' | 'period' | 'aggregate' | 'condition' | 'threshold' | 'severity'
+>;
+
+/** One evaluated bucket, as the alert state machine sees it. */
+export interface JudgedBucket {
+  /** ms since the epoch, [start, end). */
+  readonly start: number;
+  readonly end: number;
+  /** The number compared with the threshold; null = no data. */
   readonly value: number | null;
+  readonly count: number;
+  readonly min: number | null;
+  readonly max: number | null;
   readonly verdict: Verdict;
   /** Judged while still open (an early breach). */
   readonly early: boolean;
@@ -24,50 +32,39 @@ export interface AlertChanges {
   readonly inserts: Alert[];
   /** Existing alerts that changed, in their final state. */
   readonly updates: Alert[];
-  readonly notifications: Notification[];
+  readonly notifications: NewNotification[];
   /** The alert the last step created or changed; null when none changed. */
   readonly latest: Alert | null;
 }
 
-function withResult(alert: Alert, b: EvaluatedBucket, now: Date): Alert {
+function withResult(alert: Alert, b: JudgedBucket, now: Date): Alert {
   return {
     ...alert,
     value: b.value,
-    count: b.stats.count,
-    min: b.stats.min,
-    max: b.stats.max,
-    bucket_start: new Date(b.bucket.start),
-    bucket_end: new Date(b.bucket.end),
+    count: b.count,
+    min: b.min,
+    max: b.max,
+    bucket_start: new Date(b.start),
+    bucket_end: new Date(b.end),
     updated_at: now,
   };
 }
 
-function sameResult(alert: Alert, b: EvaluatedBucket): boolean {
+function sameResult(alert: Alert, b: JudgedBucket): boolean {
   return (
     alert.value === b.value &&
-    alert.count === b.stats.count &&
-    alert.min === b.stats.min &&
-    alert.max === b.stats.max &&
-    alert.bucket_start.getTime() === b.bucket.start &&
-    alert.bucket_end.getTime() === b.bucket.end
+    alert.count === b.count &&
+    alert.min === b.min &&
+    alert.max === b.max &&
+    alert.bucket_start.getTime() === b.start &&
+    alert.bucket_end.getTime() === b.end
   );
 }
 
-function raisedAlert(t: EvaluationTarget, b: EvaluatedBucket, now: Date): Alert {
+function raisedAlert(s: AlertSubject, b: JudgedBucket, now: Date): Alert {
   const blank: Alert = {
     alert_id: newId(),
-    workspace_id: t.workspace_id,
-    policy_id: t.policy_id,
-    event_id: t.event_id,
-    agent: t.agent,
-    event: t.event,
-    title: t.title,
-    channel: t.channel,
-    period: t.period,
-    aggregate: t.aggregate,
-    condition: t.condition,
-    threshold: t.threshold,
-    severity: t.severity,
+    ...s,
     value: null,
     count: 0,
     min: null,
@@ -86,9 +83,9 @@ function raisedAlert(t: EvaluationTarget, b: EvaluatedBucket, now: Date): Alert 
 }
 
 /** Applies the buckets in order to `open`, the policy's open alert (or null). */
-export function alertChangesFor(target: EvaluationTarget, open: Alert | null, buckets: readonly EvaluatedBucket[], now: Date): AlertChanges {
+export function alertChangesFor(subject: AlertSubject, open: Alert | null, buckets: readonly JudgedBucket[], now: Date): AlertChanges {
   const changed = new Map<string, { alert: Alert; existing: boolean }>();
-  const notifications: Notification[] = [];
+  const notifications: NewNotification[] = [];
   let current = open;
   let latest: Alert | null = null;
   const record = (alert: Alert, existing: boolean) => {
@@ -98,9 +95,9 @@ export function alertChangesFor(target: EvaluationTarget, open: Alert | null, bu
   for (const b of buckets) {
     switch (evaluationStep(b.verdict, current !== null)) {
       case 'raise':
-        current = raisedAlert(target, b, now);
+        current = raisedAlert(subject, b, now);
         record(current, false);
-        notifications.push({ type: 'alert.triggered', alert: current, at: now });
+        notifications.push({ type: 'alert.triggered', alert: current });
         break;
       case 'update':
         // An open bucket re-checked every cycle often brings nothing new: no write then.
@@ -114,7 +111,7 @@ export function alertChangesFor(target: EvaluationTarget, open: Alert | null, bu
         const resolve = TRANSITIONS.resolve;
         const resolved: Alert = { ...current!, status: resolve.to, [resolve.stamp]: now, updated_at: now };
         record(resolved, resolved.alert_id === open?.alert_id);
-        if (resolve.notifies) notifications.push({ type: resolve.notifies, alert: resolved, at: now });
+        if (resolve.notifies) notifications.push({ type: resolve.notifies, alert: resolved });
         current = null;
         break;
       }
