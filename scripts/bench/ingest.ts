@@ -2,7 +2,7 @@
 // Measures log ingestion end to end: the service runs in a child process on fresh embedded
 // stores and takes pre-generated batches from concurrent clients; then, with the service
 // stopped, the same rows go straight into a fresh embedded ClickHouse as the ceiling to
-// compare with. Set the INGEST_* variables (see README) in the environment to try other
+// compare with. Set the INGEST_* variables (README, Configuration) in the environment to try other
 // group-commit settings.
 import { ConfigError } from '../../src/config.js';
 import { onCleanup, temporaryDir } from './lib/cleanup.js';

@@ -1,4 +1,4 @@
-// Reading alerts, the lifecycle actions (INTERFACE §3, DECISIONS H), and the application of
+// Reading alerts, the lifecycle actions (docs/api.md, Alerts), and the application of
 // evaluated buckets: every place an alert is raised, changed or resolved. Reads take the
 // workspace and filter by it: another workspace's alert is simply not found.
 import { conflict, notFound } from '../errors.js';

@@ -1,4 +1,4 @@
-// The alert state machine (DECISIONS H), as tables: what each lifecycle action may do, and
+// The alert state machine (docs/api.md, Alerts), as tables: what each lifecycle action may do, and
 // what an evaluated bucket does to a policy's alert. Code that changes an alert's status
 // asks these tables; nothing else decides.
 import type { AlertStatus } from './model.js';

@@ -1,4 +1,4 @@
-// A window comparison of one event (INTERFACE §2.8, DECISIONS F): the windows from the
+// A window comparison of one event (docs/api.md, Analytics): the windows from the
 // event's timezone and `now`, the totals of both from the rollups in ClickHouse, and the
 // derived numbers (means, deltas, percentage changes). Callable without HTTP; `now` is a
 // parameter so that callers (and tests) choose the instant.

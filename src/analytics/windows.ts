@@ -1,4 +1,4 @@
-// The two windows a window comparison reads (DECISIONS F), as exact UTC instants, from
+// The two windows a window comparison reads (docs/api.md, Analytics), as exact UTC instants, from
 // `now`, the event's timezone, the period and the comparison. Pure: no clock, no store.
 //
 // The current window is a calendar window of the event's timezone — the clock hour (1h),
@@ -29,7 +29,7 @@ export type WindowPeriod = (typeof WINDOW_PERIODS)[number];
 export const COMPARISONS = ['previous_window', 'previous_1d', 'previous_7d', 'previous_1m'] as const;
 export type Comparison = (typeof COMPARISONS)[number];
 
-/** The comparisons each period supports (INTERFACE §4.6). */
+/** The comparisons each period supports (docs/api.md, Analytics). */
 export const SUPPORTED_COMPARISONS: Readonly<Record<WindowPeriod, readonly Comparison[]>> = {
   '1h': ['previous_window', 'previous_1d', 'previous_7d', 'previous_1m'],
   '1d': ['previous_window', 'previous_7d', 'previous_1m'],

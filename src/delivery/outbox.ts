@@ -28,7 +28,7 @@ export async function dispatchNotifications(
   limit: number,
 ): Promise<{ notifications: number; attempts: number }> {
   return postgres.transaction(async (tx) => {
-    // Routing (INTERFACE §2.4): scope all, or the alert's policy among the destination's policy_ids.
+    // Routing (docs/api.md, Destinations and deliveries): scope all, or the alert's policy among the destination's policy_ids.
     const rows = await tx.query<PendingNotification>(
       `WITH picked AS (
          SELECT notification_id, workspace_id, alert_id, policy_id, type, created_at FROM alert_notifications

@@ -1,6 +1,6 @@
 // Destination operations: create, read, list, update. A PUT keeps the stored secrets when
 // it omits credentials or sends back abbreviated values exactly as they were read; an
-// abbreviated value is never stored as the secret (DECISIONS I).
+// abbreviated value is never stored as the secret (docs/api.md, Secrets).
 import { notFound, validationFailed, type ErrorDetail } from '../errors.js';
 import type { Page } from '../page.js';
 import { newId } from '../ids.js';

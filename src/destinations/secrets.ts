@@ -1,4 +1,4 @@
-// Secrets of a destination never leave the service in full (DECISIONS I): the token path
+// Secrets of a destination never leave the service in full (docs/api.md, Secrets): the token path
 // segment of a Slack or Discord URL, a password in a webhook URL, credentials.bot_token and
 // credentials.authorization are shown as their first 4 characters then "…". The same
 // functions abbreviate delivery targets and scrub error messages before they are stored

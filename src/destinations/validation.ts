@@ -1,4 +1,4 @@
-// Per-channel rules for a destination's url and credentials (INTERFACE §2.4, DECISIONS I).
+// Per-channel rules for a destination's url and credentials (docs/api.md, Configuration per channel).
 // Pure: the caller supplies the provider origins and the workspace owner's address, and
 // gets every problem at once as {path, message}.
 import type { ErrorDetail } from '../errors.js';

@@ -1,4 +1,4 @@
-// From a bucket's numbers to a verdict (DECISIONS G). Pure functions: the aggregates come
+// From a bucket's numbers to a verdict (docs/api.md, Policies and evaluation). Pure functions: the aggregates come
 // from ClickHouse (rollupStats.ts); what they mean for a policy is decided here.
 import type { Verdict } from '../alerts/transitions.js';
 import type { Aggregate, Condition } from '../policies/model.js';
@@ -75,7 +75,7 @@ export function closedBucketVerdict(rule: Rule, stats: BucketStats): { value: nu
 /**
  * Rules whose breach in a still-open bucket is final, because later logs can only move the
  * aggregate further past the threshold. count and sum only grow while every value seen is
- * ≥ 0 (DECISIONS G states the condition for both); max only grows; min only falls.
+ * ≥ 0 (the same condition for both; docs/api.md, Policies and evaluation); max only grows; min only falls.
  */
 export function mayFireEarly(rule: Pick<Rule, 'aggregate' | 'condition'>): boolean {
   const rising = rule.condition === 'gt' || rule.condition === 'gte';

@@ -1,4 +1,4 @@
-// What a policy is: a monitor rule over one event definition (INTERFACE §2.1, DECISIONS G).
+// What a policy is: a monitor rule over one event definition (docs/api.md, Policies and evaluation).
 import { PERIODS, type Period } from '../analytics/rollups.js';
 
 export { PERIODS, type Period };

@@ -11,7 +11,7 @@ function tsFilesUnder(dir: string): string[] {
     .map((e) => path.join(e.parentPath, e.name));
 }
 
-// Domain code must run without HTTP (workers, scripts): the layering README's Layout describes.
+// Domain code must run without HTTP (workers, scripts): the layering the README's Layout describes.
 describe('layout', () => {
   it('has no module under src/<domain>/ import from src/http/', () => {
     const domains = readdirSync(srcDir, { withFileTypes: true }).filter((e) => e.isDirectory() && e.name !== 'http');

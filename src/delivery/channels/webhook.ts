@@ -1,4 +1,4 @@
-// Generic webhook: POST {"type", "alert"} as JSON (DECISIONS J), with the destination's
+// Generic webhook: POST {"type", "alert"} as JSON (docs/api.md, What is sent), with the destination's
 // Authorization value when set and an Idempotency-Key that stays the same across retries
 // and re-sends, so a receiver can drop a repeat. Targets pass the SSRF guard.
 import { presentUrl, secretsOf } from '../../destinations/secrets.js';

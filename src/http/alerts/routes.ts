@@ -1,4 +1,4 @@
-// Alerts (INTERFACE §4.2, §3; DECISIONS H). Delivery history (…/deliveries) lives with the
+// Alerts (docs/api.md, Alerts). Delivery history (…/deliveries) lives with the
 // delivery routes.
 import { applyAlertAction, getAlert, listAlerts } from '../../alerts/operations.js';
 import { alertJson } from '../../alerts/model.js';

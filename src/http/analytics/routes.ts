@@ -1,4 +1,4 @@
-// GET /v1.0/events/:eventID/analytics?view=window&period=…&previous=… (INTERFACE §4.6).
+// GET /v1.0/events/:eventID/analytics?view=window&period=…&previous=… (docs/api.md, Analytics).
 import { windowComparison, type WindowComparison } from '../../analytics/windowComparison.js';
 import type { TimeRange } from '../../analytics/windows.js';
 import type { Stores } from '../../stores/index.js';

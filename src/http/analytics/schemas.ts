@@ -1,4 +1,4 @@
-// The window-analytics request and response (INTERFACE §2.8 and §4.6, DECISIONS F).
+// The window-analytics request and response (docs/api.md, Analytics).
 import { COMPARISONS, WINDOW_PERIODS } from '../../analytics/windows.js';
 
 export const windowQuerySchema = {

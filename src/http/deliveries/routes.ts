@@ -1,5 +1,5 @@
 // The delivery history of an alert, or of a test send under its synthetic alert id
-// (INTERFACE §4.2, DECISIONS J). The other /v1.0/alerts routes belong to the alerts router.
+// (docs/api.md, Destinations and deliveries). The other /v1.0/alerts routes belong to the alerts router.
 import { alertOrTestExists, DELIVERY_KINDS, listAttemptsOfAlert, type DeliveryAttempt } from '../../delivery/attempts.js';
 import { notFound } from '../../errors.js';
 import type { PostgresStore } from '../../stores/postgres.js';

@@ -1,4 +1,4 @@
-// Destinations (INTERFACE §4.3, DECISIONS I) and their test send (DECISIONS J).
+// Destinations and their test send (docs/api.md, Destinations and deliveries).
 import { createDestination, getDestination, listDestinations, updateDestination } from '../../destinations/destinations.js';
 import type { ProviderOrigins } from '../../destinations/validation.js';
 import type { DeliveryDeps } from '../../delivery/deliver.js';

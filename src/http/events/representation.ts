@@ -19,7 +19,7 @@ export function eventDefinitionJson(d: EventDefinition) {
   };
 }
 
-/** A rollup item (INTERFACE §2.7). */
+/** A rollup item (docs/api.md, Event definitions). */
 export function rollupItemJson(d: EventDefinition, period: Period, b: RollupBucket) {
   return {
     event_id: d.event_id,

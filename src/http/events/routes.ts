@@ -1,4 +1,4 @@
-// Event definitions (INTERFACE §4.5, DECISIONS E) and the rollup read of one event. The
+// Event definitions (docs/api.md, Event definitions) and the rollup read of one event. The
 // rules live in src/events/operations.ts; this file validates, calls it and presents.
 import {
   createEventDefinition,

@@ -7,7 +7,7 @@ export const MAX_META_KEYS = 10;
 export const MAX_AGE_MS = 30 * 86_400_000;
 export const MAX_AHEAD_MS = 1 * 86_400_000;
 
-/** A log record as sent (INTERFACE §2.6). Rules JSON Schema cannot say are in validateLogBatch. */
+/** A log record as sent (docs/api.md, Logs). Rules JSON Schema cannot say are in validateLogBatch. */
 export interface LogRecordInput {
   log_id?: string | null;
   agent?: string | null;

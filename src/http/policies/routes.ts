@@ -1,4 +1,4 @@
-// Policies (INTERFACE §4.1, DECISIONS G) and the on-demand evaluation of one policy.
+// Policies (docs/api.md, Policies and evaluation) and the on-demand evaluation of one policy.
 import { alertJson } from '../../alerts/model.js';
 import type { PolicyEvaluator } from '../../evaluation/evaluator.js';
 import { policyJson } from '../../policies/model.js';

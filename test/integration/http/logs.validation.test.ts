@@ -1,4 +1,4 @@
-// POST /v1.0/logs with bad input (DECISIONS §C, §D; INTERFACE §2.6, §7, §8): the answer names
+// POST /v1.0/logs with bad input (docs/api.md: Bodies and errors, Logs): the answer names
 // every bad record by index and field, and nothing of a refused batch is stored, neither the
 // rows in ClickHouse nor the event definitions in Postgres.
 import { expect } from 'chai';

@@ -53,7 +53,7 @@ describe('policies API', function () {
     expect(res.body).to.include({ description: '', channel: 'default', enabled: true });
   });
 
-  it('requires every field DECISIONS G names, and lists each missing one', async () => {
+  it('requires every field docs/api.md names, and lists each missing one', async () => {
     const res = await create({});
     expect(res.status).to.equal(400);
     const paths = res.body.error.details.map((d: { path: string }) => d.path).sort();

@@ -3,7 +3,7 @@ import { ALERT_STATUSES } from '../../../src/alerts/model.js';
 import { ALERT_ACTIONS, evaluationStep, transitionFor } from '../../../src/alerts/transitions.js';
 
 describe('alert state machine', () => {
-  // DECISIONS H, written out move by move: [action, from, to or null when refused].
+  // The transitions of docs/api.md (Alerts), written out move by move: [action, from, to or null when refused].
   const expected: Record<string, Record<string, string | null>> = {
     acknowledge: { triggered: 'acknowledged', acknowledged: null, resolved: null, archived: null },
     resolve: { triggered: 'resolved', acknowledged: 'resolved', resolved: null, archived: null },

@@ -49,7 +49,7 @@ describe('verdicts', () => {
     expect(meets('eq', 0, 1e-12)).to.equal(true);
   });
 
-  it('fires early only where the verdict cannot change (DECISIONS G)', () => {
+  it('fires early only where the verdict cannot change (docs/api.md, Policies and evaluation)', () => {
     const allowed = new Set(['count/gt', 'count/gte', 'sum/gt', 'sum/gte', 'max/gt', 'max/gte', 'min/lt', 'min/lte']);
     for (const aggregate of AGGREGATES) {
       for (const condition of CONDITIONS) {
