@@ -4,7 +4,7 @@
 import { conflict, notFound } from '../errors.js';
 import type { Page } from '../page.js';
 import type { PostgresStore, Queryable } from '../stores/postgres.js';
-import { alertChangesFor, type AlertSubject, type JudgedBucket } from './evaluationChanges.js';
+import { alertChangesFor, type AlertSubject, type JudgedBucket, type RunState } from './evaluationChanges.js';
 import type { Alert, AlertStatus } from './model.js';
 import { insertNotifications, type NewNotification } from './outbox.js';
 import { findAlert, insertAlerts, listAlertRows, lockOpenAlerts, setAlertStatus, updateAlerts } from './store.js';
@@ -39,17 +39,18 @@ export async function applyAlertAction(db: PostgresStore, workspaceId: string, a
 
 const PAST: Record<AlertAction, string> = { acknowledge: 'acknowledged', resolve: 'resolved', archive: 'archived' };
 
-/** The evaluated buckets of one policy, in order. */
+/** The evaluated buckets of one policy, in order, and its evaluation state before them. */
 export interface PolicyBuckets {
   readonly subject: AlertSubject;
+  readonly state: RunState;
   readonly buckets: readonly JudgedBucket[];
 }
 
 export interface AppliedBuckets {
   readonly raised: number;
   readonly resolved: number;
-  /** Per policy, the alert its last step created or changed (null when none). */
-  readonly latest: ReadonlyMap<string, Alert | null>;
+  /** Per policy, the alert its last step created or changed (null when none), and the state to keep. */
+  readonly results: ReadonlyMap<string, { readonly latest: Alert | null; readonly state: RunState }>;
 }
 
 /**
@@ -58,18 +59,18 @@ export interface AppliedBuckets {
  * statement per kind of change however many policies there are.
  */
 export async function applyEvaluatedBuckets(tx: Queryable, policies: readonly PolicyBuckets[], now: Date): Promise<AppliedBuckets> {
-  const judged = policies.filter((p) => p.buckets.some((b) => b.verdict !== 'none')).map((p) => p.subject.policy_id);
+  const judged = policies.filter((p) => p.buckets.some((b) => b.verdict !== 'none' || b.openVerdict !== 'none')).map((p) => p.subject.policy_id);
   const open = new Map((await lockOpenAlerts(tx, judged)).map((a) => [a.policy_id, a]));
   const inserts: Alert[] = [];
   const updates: Alert[] = [];
   const notifications: NewNotification[] = [];
-  const latest = new Map<string, Alert | null>();
+  const results = new Map<string, { latest: Alert | null; state: RunState }>();
   for (const p of policies) {
-    const changes = alertChangesFor(p.subject, open.get(p.subject.policy_id) ?? null, p.buckets, now);
+    const changes = alertChangesFor(p.subject, p.state, open.get(p.subject.policy_id) ?? null, p.buckets, now);
     inserts.push(...changes.inserts);
     updates.push(...changes.updates);
     notifications.push(...changes.notifications);
-    latest.set(p.subject.policy_id, changes.latest);
+    results.set(p.subject.policy_id, { latest: changes.latest, state: changes.state });
   }
   // Resolving an open alert first frees the policy's one open slot for an alert raised after it.
   await updateAlerts(tx, updates);
@@ -78,6 +79,6 @@ export async function applyEvaluatedBuckets(tx: Queryable, policies: readonly Po
   return {
     raised: notifications.filter((n) => n.type === 'alert.triggered').length,
     resolved: notifications.filter((n) => n.type === 'alert.resolved').length,
-    latest,
+    results,
   };
 }
