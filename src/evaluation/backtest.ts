@@ -6,7 +6,7 @@
 import { applyBucket, FRESH_RUN, type AlertCursor, type AlertSubject } from '../alerts/evaluationChanges.js';
 import type { Alert } from '../alerts/model.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
-import { bucketAfter, bucketAt, type Bucket } from './buckets.js';
+import { bucketAfter, bucketAt, type Bucket } from '../rollups/buckets.js';
 import { dueBucket, judgeDue, readDueStats, type JudgingPolicy } from './dueBuckets.js';
 
 /** What a backtest needs of a policy: its rule, and what an alert copies. */

@@ -3,9 +3,10 @@
 // change that is 23 or 25 hours earlier in UTC; a day bucket compares with the local day 7
 // days back. Minute and hour buckets are UTC-aligned, so the comparison bucket is the one that
 // contains that earlier instant.
-import type { CompareTo, Period } from '../policies/model.js';
+import type { CompareTo } from '../policies/model.js';
+import { bucketAt, type Bucket } from '../rollups/buckets.js';
+import type { Period } from '../rollups/model.js';
 import { offsetAt } from '../time/zonedTime.js';
-import { bucketAt, type Bucket } from './buckets.js';
 
 const DAY_MS = 86_400_000;
 const DAYS_BACK: Readonly<Record<Exclude<CompareTo, 'previous_bucket'>, number>> = { previous_1d: 1, previous_7d: 7 };

@@ -2,13 +2,14 @@
 // numbers read in one ClickHouse query for many policies of a period, and the verdict on
 // each. Shared by the worker, the on-demand evaluation and the backtest.
 import type { JudgedBucket } from '../alerts/evaluationChanges.js';
-import type { Period } from '../policies/model.js';
+import type { Bucket } from '../rollups/buckets.js';
+import { readBucketStats, statsOf, type BucketStatsTable } from '../rollups/bucketStats.js';
+import type { Period } from '../rollups/model.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
-import type { Bucket } from './buckets.js';
+import type { TimeRange } from '../time/range.js';
 import { comparisonBucketOf } from './comparison.js';
-import { readBucketStats, statsOf } from './rollupStats.js';
 import type { EvaluationTarget } from './targets.js';
-import { judgeBucket, type BucketStats } from './verdict.js';
+import { judgeBucket } from './verdict.js';
 
 /** The policy fields that decide which buckets are read and how they are judged. */
 export type JudgingPolicy = Pick<
@@ -29,34 +30,30 @@ export function dueBucket(policy: JudgingPolicy, bucket: Bucket, open: boolean):
   return { bucket, comparison, open };
 }
 
-export type StatsTable = ReadonlyMap<string, BucketStats>;
-
 /** The numbers of every due bucket of these policies (all of one period) and of every bucket they are compared with, in one query. */
 export async function readDueStats(
   clickhouse: ClickHouseStore,
   period: Period,
   policies: readonly { readonly policy: JudgingPolicy; readonly buckets: readonly DueBucket[] }[],
-): Promise<StatsTable> {
+): Promise<BucketStatsTable> {
   const workspaceIds = new Set<string>();
   const eventIds = new Set<string>();
-  let from = Infinity;
-  let to = -Infinity;
+  const ranges: TimeRange[] = [];
   for (const { policy, buckets } of policies) {
     if (buckets.length === 0) continue;
     workspaceIds.add(policy.workspace_id);
     eventIds.add(policy.event_id);
-    for (const b of buckets) {
-      for (const span of b.comparison ? [b.bucket, b.comparison] : [b.bucket]) {
-        from = Math.min(from, span.start);
-        to = Math.max(to, span.end);
-      }
-    }
+    // The span of the buckets due, and the span of the buckets they are compared with.
+    ranges.push({ from: buckets[0]!.bucket.start, to: buckets[buckets.length - 1]!.bucket.end });
+    const first = buckets[0]!.comparison;
+    const last = buckets[buckets.length - 1]!.comparison;
+    if (first && last) ranges.push({ from: first.start, to: last.end });
   }
   if (eventIds.size === 0) return new Map();
-  return readBucketStats(clickhouse, { period, workspaceIds, eventIds, from, to });
+  return readBucketStats(clickhouse, { period, workspaceIds, eventIds, ranges });
 }
 
-export function judgeDue(policy: JudgingPolicy, due: DueBucket, stats: StatsTable): JudgedBucket {
+export function judgeDue(policy: JudgingPolicy, due: DueBucket, stats: BucketStatsTable): JudgedBucket {
   const of = (b: Bucket) => statsOf(stats, policy.workspace_id, policy.event_id, b.start);
   return judgeBucket(policy, {
     bucket: due.bucket,

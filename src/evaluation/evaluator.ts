@@ -8,18 +8,17 @@ import type { Alert } from '../alerts/model.js';
 import { writeDueReminders } from '../alerts/reminders.js';
 import { notFound } from '../errors.js';
 import { getEventDefinition } from '../events/store.js';
-import type { Period } from '../policies/model.js';
+import { bucketAt, lastClosedBucket, type Bucket } from '../rollups/buckets.js';
+import { statsOf, type BucketStatsTable } from '../rollups/bucketStats.js';
+import type { BucketStats, Period } from '../rollups/model.js';
 import { requireValidRule, withDefaults, type NewPolicy } from '../policies/operations.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { PostgresStore } from '../stores/postgres.js';
 import { applyOutcomes, type PolicyOutcome } from './applyOutcomes.js';
 import { backtest, type BacktestPolicy, type BacktestResult } from './backtest.js';
-import { bucketAt, lastClosedBucket, type Bucket } from './buckets.js';
-import { dueBucket, judgeDue, readDueStats, type DueBucket, type StatsTable } from './dueBuckets.js';
+import { dueBucket, judgeDue, readDueStats, type DueBucket } from './dueBuckets.js';
 import { planEvaluation, type Plan } from './planner.js';
-import { statsOf } from './rollupStats.js';
 import { loadEnabledTargets, loadTarget } from './targets.js';
-import type { BucketStats } from './verdict.js';
 
 export interface EvaluatorDeps {
   readonly postgres: PostgresStore;
@@ -162,7 +161,7 @@ function groupByPeriod(plans: readonly Plan[]): Map<Period, Plan[]> {
 }
 
 /** The verdicts of a plan's buckets; null when there is nothing to write. */
-function outcomeOf(plan: Plan, due: readonly DueBucket[], stats: StatsTable): PolicyOutcome | null {
+function outcomeOf(plan: Plan, due: readonly DueBucket[], stats: BucketStatsTable): PolicyOutcome | null {
   const { target } = plan;
   // An open bucket counts only where it breaches for good (an early breach).
   const buckets = due.map((d) => judgeDue(target, d, stats)).filter((b) => !b.early || b.verdict === 'breach');

@@ -1,23 +1,12 @@
 // From a bucket's numbers to a verdict, with every rule option of a policy (docs/api.md,
 // Policies and evaluation). Pure functions, shared by the worker, the on-demand evaluation
-// and the backtest: the numbers come from ClickHouse (rollupStats.ts); what they mean for a
+// and the backtest: the numbers come from ClickHouse (src/rollups/); what they mean for a
 // policy is decided here.
 import type { JudgedBucket } from '../alerts/evaluationChanges.js';
 import type { Verdict } from '../alerts/transitions.js';
 import type { Aggregate, CompareTo, Condition, NoData } from '../policies/model.js';
-import type { Bucket } from './buckets.js';
-
-/** A bucket's numbers; an empty bucket has count 0 and nulls. */
-export interface BucketStats {
-  readonly count: number;
-  readonly sum: number;
-  readonly min: number | null;
-  readonly max: number | null;
-  readonly p95: number | null;
-  readonly p99: number | null;
-}
-
-export const EMPTY_BUCKET: BucketStats = { count: 0, sum: 0, min: null, max: null, p95: null, p99: null };
+import type { Bucket } from '../rollups/buckets.js';
+import { EMPTY_BUCKET, type BucketStats } from '../rollups/model.js';
 
 /** The aggregate of a bucket; null = no data (an empty bucket has a count and a sum of 0, nothing else). */
 export function aggregateValue(aggregate: Aggregate, s: BucketStats): number | null {

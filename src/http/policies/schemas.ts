@@ -1,4 +1,5 @@
-import { AGGREGATES, COMPARE_TO, CONDITIONS, LIMITS, NO_DATA, PERIODS, POLICY_DEFAULTS, SEVERITIES } from '../../policies/model.js';
+import { AGGREGATES, COMPARE_TO, CONDITIONS, LIMITS, NO_DATA, POLICY_DEFAULTS, SEVERITIES } from '../../policies/model.js';
+import { PERIODS } from '../../rollups/model.js';
 import { pageQueryProperties } from '../params.js';
 import { PATTERNS } from '../validation.js';
 

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { bucketAt } from '../../../src/evaluation/buckets.js';
+import { bucketAt } from '../../../src/rollups/buckets.js';
 import { comparisonBucketOf } from '../../../src/evaluation/comparison.js';
-import type { CompareTo, Period } from '../../../src/policies/model.js';
+import type { CompareTo } from '../../../src/policies/model.js';
+import type { Period } from '../../../src/rollups/model.js';
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -1,16 +1,7 @@
 import { expect } from 'chai';
 import { AGGREGATES, CONDITIONS, type Aggregate, type Condition } from '../../../src/policies/model.js';
-import {
-  aggregateValue,
-  closedBucketVerdict,
-  EMPTY_BUCKET,
-  meets,
-  mayFireEarly,
-  openBucketVerdict,
-  pctChange,
-  type BucketStats,
-  type Rule,
-} from '../../../src/evaluation/verdict.js';
+import { aggregateValue, closedBucketVerdict, meets, mayFireEarly, openBucketVerdict, pctChange, type Rule } from '../../../src/evaluation/verdict.js';
+import { EMPTY_BUCKET, type BucketStats } from '../../../src/rollups/model.js';
 
 /** A rule with the options at their defaults unless given. */
 const rule = (r: Pick<Rule, 'aggregate' | 'condition' | 'threshold'> & Partial<Rule>): Rule => ({
