@@ -3,9 +3,8 @@
 // derived numbers (means, deltas, percentage changes). Callable without HTTP; `now` is a
 // parameter so that callers (and tests) choose the instant.
 import { requireEventDefinition } from '../events/operations.js';
+import { readWindowTotals, type WindowTotals } from '../rollups/windowTotals.js';
 import type { Stores } from '../stores/index.js';
-import { planRollupReads, type RollupPlan } from './rollupPlan.js';
-import { queryWindowTotals, type WindowTotals } from './windowQuery.js';
 import { comparedWindows, requireSupported, type ComparedWindows, type Comparison, type WindowPeriod } from './windows.js';
 
 export interface ComparisonNumbers {
@@ -79,16 +78,10 @@ export async function windowComparison(stores: Stores, workspaceId: string, requ
   const { timezone } = definition;
   const windows = comparedWindows(request.now, timezone, request.period, request.previous);
 
-  const ranges = [windows.current, windows.previous] as const;
-  const read = (useDayRollups: boolean) => {
-    const plans = ranges.map((w) => planRollupReads(w, timezone, useDayRollups)) as [RollupPlan, RollupPlan];
-    return queryWindowTotals(stores.clickhouse, workspaceId, definition.event_id, timezone, ranges, plans);
-  };
-  let result = await read(true);
-  // Day rows of another timezone (a change not yet seen by every ingest process) do not
-  // cover these local days; hours and minutes do, whatever the timezone.
-  if (result.misalignedDayRows > 0) result = await read(false);
-  const [current, previous] = result.totals;
+  const [current, previous] = await readWindowTotals(stores.clickhouse, { workspaceId, eventId: definition.event_id, timezone }, [
+    windows.current,
+    windows.previous,
+  ]);
   return {
     eventId: definition.event_id,
     period: request.period,

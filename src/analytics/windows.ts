@@ -21,6 +21,7 @@
 // previous_1m is 30 local days for 1h and 1d, and 28 local days (four whole weeks, so the
 // same weekdays) for 7d.
 import { invalid } from '../errors.js';
+import type { TimeRange } from '../time/range.js';
 import { addLocalDays, instantOf, startOfMinute, wallTimeOf, type WallTime } from '../time/zonedTime.js';
 
 export const WINDOW_PERIODS = ['1h', '1d', '7d', '1m'] as const;
@@ -36,12 +37,6 @@ export const SUPPORTED_COMPARISONS: Readonly<Record<WindowPeriod, readonly Compa
   '7d': ['previous_window', 'previous_1m'],
   '1m': ['previous_window'],
 };
-
-/** [from, to) in ms since the epoch. */
-export interface TimeRange {
-  readonly from: number;
-  readonly to: number;
-}
 
 export interface ComparedWindows {
   readonly current: TimeRange;

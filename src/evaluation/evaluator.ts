@@ -5,15 +5,16 @@
 import type { JudgedBucket } from '../alerts/evaluationChanges.js';
 import type { Verdict } from '../alerts/transitions.js';
 import type { Alert } from '../alerts/model.js';
-import type { Period } from '../policies/model.js';
+import { lastClosedBucket, type Bucket } from '../rollups/buckets.js';
+import { readBucketStats, statsOf, type BucketStatsTable } from '../rollups/bucketStats.js';
+import type { BucketStats, Period } from '../rollups/model.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
+import type { TimeRange } from '../time/range.js';
 import type { PostgresStore } from '../stores/postgres.js';
 import { applyOutcomes, type PolicyOutcome } from './applyOutcomes.js';
-import { lastClosedBucket, type Bucket } from './buckets.js';
 import { planEvaluation, type Plan } from './planner.js';
-import { readBucketStats, statsOf } from './rollupStats.js';
 import { loadEnabledTargets, loadTarget } from './targets.js';
-import { closedBucketVerdict, openBucketVerdict, type BucketStats } from './verdict.js';
+import { closedBucketVerdict, openBucketVerdict } from './verdict.js';
 
 export interface EvaluatorDeps {
   readonly postgres: PostgresStore;
@@ -82,8 +83,7 @@ export class PolicyEvaluator {
       period: target.period,
       workspaceIds: new Set([workspaceId]),
       eventIds: new Set([target.event_id]),
-      from: bucket.start,
-      to: bucket.end,
+      ranges: [{ from: bucket.start, to: bucket.end }],
     });
     const bucketStats = statsOf(stats, workspaceId, target.event_id, bucket.start);
     const judged = judgedBucket(bucket, bucketStats, closedBucketVerdict(target, bucketStats), false);
@@ -94,21 +94,19 @@ export class PolicyEvaluator {
     return { policy_id: policyId, bucket, stats: bucketStats, value, breached: verdict === 'breach', alert: result.latest.get(policyId) ?? null };
   }
 
-  private async readStats(period: Period, plans: readonly Plan[]) {
+  private async readStats(period: Period, plans: readonly Plan[]): Promise<BucketStatsTable> {
     const workspaceIds = new Set<string>();
     const eventIds = new Set<string>();
-    let from = Infinity;
-    let to = -Infinity;
+    const ranges: TimeRange[] = [];
     for (const plan of plans) {
       const buckets = plan.open ? [...plan.closed, plan.open] : plan.closed;
       if (buckets.length === 0) continue;
       workspaceIds.add(plan.target.workspace_id);
       eventIds.add(plan.target.event_id);
-      from = Math.min(from, buckets[0]!.start);
-      to = Math.max(to, buckets[buckets.length - 1]!.end);
+      ranges.push({ from: buckets[0]!.start, to: buckets[buckets.length - 1]!.end });
     }
     if (eventIds.size === 0) return new Map<string, BucketStats>();
-    return readBucketStats(this.deps.clickhouse, { period, workspaceIds, eventIds, from, to });
+    return readBucketStats(this.deps.clickhouse, { period, workspaceIds, eventIds, ranges });
   }
 }
 
@@ -123,7 +121,7 @@ function groupByPeriod(plans: readonly Plan[]): Map<Period, Plan[]> {
 }
 
 /** The verdicts of a plan's buckets; null when there is nothing to write. */
-function outcomeOf(plan: Plan, stats: ReadonlyMap<string, BucketStats>): PolicyOutcome | null {
+function outcomeOf(plan: Plan, stats: BucketStatsTable): PolicyOutcome | null {
   const { target } = plan;
   const judge = (bucket: Bucket, open: boolean): JudgedBucket => {
     const s = statsOf(stats, target.workspace_id, target.event_id, bucket.start);

@@ -1,8 +1,8 @@
 // Which buckets of a policy are due now. A closed bucket (ended, plus EVAL_GRACE_MS for late
 // logs) is evaluated exactly once, in order, from the policy's evaluated_until on; the
 // bucket after the last closed one may fire early (verdict.ts decides whether it can).
-import type { Period } from '../policies/model.js';
-import { bucketAfter, bucketAt, lastClosedBucket, PERIOD_MS, type Bucket } from './buckets.js';
+import { bucketAfter, bucketAt, lastClosedBucket, type Bucket } from '../rollups/buckets.js';
+import { PERIOD_MS, type Period } from '../rollups/model.js';
 import type { EvaluationTarget } from './targets.js';
 
 /**

@@ -1,19 +1,8 @@
 // From a bucket's numbers to a verdict (docs/api.md, Policies and evaluation). Pure functions: the aggregates come
-// from ClickHouse (rollupStats.ts); what they mean for a policy is decided here.
+// from ClickHouse (src/rollups/bucketStats.ts); what they mean for a policy is decided here.
 import type { Verdict } from '../alerts/transitions.js';
 import type { Aggregate, Condition } from '../policies/model.js';
-
-/** A bucket's numbers; an empty bucket has count 0 and nulls. */
-export interface BucketStats {
-  readonly count: number;
-  readonly sum: number;
-  readonly min: number | null;
-  readonly max: number | null;
-  readonly p95: number | null;
-  readonly p99: number | null;
-}
-
-export const EMPTY_BUCKET: BucketStats = { count: 0, sum: 0, min: null, max: null, p95: null, p99: null };
+import type { BucketStats } from '../rollups/model.js';
 
 /** The aggregate of a bucket; null = no data (an empty bucket has a count and a sum of 0, nothing else). */
 export function aggregateValue(aggregate: Aggregate, s: BucketStats): number | null {

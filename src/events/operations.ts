@@ -1,12 +1,13 @@
 // What can be done with event definitions, by an HTTP route or a worker alike: create, read
 // and edit them, and read an event's rollups. A timezone change re-buckets the event's day
 // rollup in ClickHouse between two ingest inserts, then updates Postgres and the directory.
-import { readRollupBuckets, type BucketRange, type Period, type RollupBucket } from '../analytics/rollups.js';
 import { invalid, notFound, validationFailed } from '../errors.js';
 import type { Page } from '../page.js';
+import { readRollupBuckets, type BucketRange } from '../rollups/bucketRead.js';
+import { rebucketDayRollups } from '../rollups/dayRebuild.js';
+import type { Period, RollupBucket } from '../rollups/model.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { Queryable } from '../stores/postgres.js';
-import { rebucketDayRollups } from './dayRollups.js';
 import { DEFAULT_AGENT, DefinitionLimitError, type EventDefinition } from './model.js';
 import { getEventDefinition, insertEventDefinition, listEventDefinitionRows, writeEventDefinitionChanges } from './store.js';
 import type { EventDirectory } from './eventDirectory.js';

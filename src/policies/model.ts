@@ -1,7 +1,6 @@
 // What a policy is: a monitor rule over one event definition (docs/api.md, Policies and evaluation).
-import { PERIODS, type Period } from '../analytics/rollups.js';
+import type { Period } from '../rollups/model.js';
 
-export { PERIODS, type Period };
 export const AGGREGATES = ['sum', 'count', 'average', 'min', 'max', 'p95_est', 'p99_est'] as const;
 export const CONDITIONS = ['gt', 'lt', 'eq', 'gte', 'lte'] as const;
 export const SEVERITIES = ['info', 'warning', 'error', 'critical'] as const;

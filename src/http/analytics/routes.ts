@@ -1,7 +1,7 @@
 // GET /v1.0/events/:eventID/analytics?view=window&period=…&previous=… (docs/api.md, Analytics).
 import { windowComparison, type WindowComparison } from '../../analytics/windowComparison.js';
-import type { TimeRange } from '../../analytics/windows.js';
 import type { Stores } from '../../stores/index.js';
+import type { TimeRange } from '../../time/range.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import { windowQuerySchema, windowResponseSchema } from './schemas.js';

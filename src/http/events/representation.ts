@@ -1,5 +1,5 @@
-import type { Period, RollupBucket } from '../../analytics/rollups.js';
 import type { EventDefinition } from '../../events/model.js';
+import type { Period, RollupBucket } from '../../rollups/model.js';
 
 /** An event definition as the API shows it: timestamps as ISO 8601 UTC with milliseconds. */
 export function eventDefinitionJson(d: EventDefinition) {

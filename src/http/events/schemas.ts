@@ -1,4 +1,4 @@
-import { PERIODS } from '../../analytics/rollups.js';
+import { PERIODS } from '../../rollups/model.js';
 import { pageQueryProperties } from '../params.js';
 import { PATTERNS } from '../validation.js';
 

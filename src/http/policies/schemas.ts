@@ -1,4 +1,5 @@
-import { AGGREGATES, CONDITIONS, PERIODS, SEVERITIES } from '../../policies/model.js';
+import { AGGREGATES, CONDITIONS, SEVERITIES } from '../../policies/model.js';
+import { PERIODS } from '../../rollups/model.js';
 import { pageQueryProperties } from '../params.js';
 import { PATTERNS } from '../validation.js';
 

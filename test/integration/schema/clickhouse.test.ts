@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DAY_ROW_COLUMNS, DAY_ROWS_FROM_MINUTES } from '../../../src/events/dayRollups.js';
+import { DAY_ROW_COLUMNS, DAY_ROWS_FROM_MINUTES } from '../../../src/rollups/dayRebuild.js';
 import { openStores, type Stores } from '../../../src/stores/index.js';
 import { queryRows } from '../../helpers/logs.js';
 import { freshStoreOptions } from '../../helpers/stores.js';

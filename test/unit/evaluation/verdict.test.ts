@@ -1,14 +1,7 @@
 import { expect } from 'chai';
 import { AGGREGATES, CONDITIONS, type Aggregate, type Condition } from '../../../src/policies/model.js';
-import {
-  aggregateValue,
-  closedBucketVerdict,
-  EMPTY_BUCKET,
-  meets,
-  mayFireEarly,
-  openBucketVerdict,
-  type BucketStats,
-} from '../../../src/evaluation/verdict.js';
+import { aggregateValue, closedBucketVerdict, meets, mayFireEarly, openBucketVerdict } from '../../../src/evaluation/verdict.js';
+import { EMPTY_BUCKET, type BucketStats } from '../../../src/rollups/model.js';
 
 const stats: BucketStats = { count: 4, sum: 10, min: 1, max: 4, p95: 3.9, p99: 3.98 };
 

@@ -2,7 +2,7 @@
 // UTC-aligned, like the minute and hour rollups; a day runs from local midnight to local
 // midnight in the event's timezone (23, 24 or 25 hours), like the day rollup.
 import { localDayOf } from '../time/localDay.js';
-import type { Period } from '../policies/model.js';
+import { PERIOD_MS, type Period } from './model.js';
 
 export interface Bucket {
   /** Start, ms since the epoch (inclusive). */
@@ -10,9 +10,6 @@ export interface Bucket {
   /** End, ms since the epoch (exclusive). */
   readonly end: number;
 }
-
-/** Nominal length of a period; a day bucket may be an hour shorter or longer. */
-export const PERIOD_MS: Readonly<Record<Period, number>> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
 
 export function bucketAt(period: Period, timezone: string, epochMs: number): Bucket {
   if (period === 'day') return localDayOf(timezone, epochMs);

@@ -6,11 +6,14 @@
 // (logs are accepted at most 30 days late) and is rebuilt whole; an older one is rebuilt
 // from its first day row within the last 89 days, and older days keep their buckets.
 //
-// The rebuild is not deduplicated: rollup_day keeps recent block ids (migration 0004), and
+// The rebuild is not deduplicated: the day rollup keeps recent block ids (migration 0004), and
 // a rebuild identical to an earlier one must still be written after the DELETE.
 import type { ClickHouseStore } from '../stores/clickhouse.js';
+import { ROLLUP_TABLES } from './tables.js';
 
-/** Every column of rollup_day, named so that a column added to the table cannot shift the others. */
+const { minute: MINUTES, day: DAYS } = ROLLUP_TABLES;
+
+/** Every column of the day rollup, named so that a column added to the table cannot shift the others. */
 export const DAY_ROW_COLUMNS = [
   'workspace_id',
   'event_id',
@@ -34,7 +37,7 @@ export const DAY_ROWS_FROM_MINUTES = `
          sum(m.count) AS count, sum(m.value) AS value, sum(m.squares) AS squares, min(m.min) AS min, max(m.max) AS max,
          varSampStableMergeState(m.variance) AS variance,
          quantilesTDigestMergeState(0.95, 0.99)(m.quantiles) AS quantiles
-  FROM rollup_minute AS m
+  FROM ${MINUTES} AS m
   WHERE m.workspace_id = {ws:String} AND m.event_id = {event:UUID} AND m.bucket >= fromUnixTimestamp({since:UInt32})
   GROUP BY m.workspace_id, m.event_id, bucket`;
 
@@ -53,7 +56,7 @@ export async function rebucketDayRollups(
     // Cut at an existing day boundary, so every minute lands in exactly one day row; with no
     // recent day row there is nothing to rebuild, and older rows must not be touched.
     const result = await clickhouse.client.query({
-      query: `SELECT toUnixTimestamp(minOrNull(bucket)) AS since FROM rollup_day
+      query: `SELECT toUnixTimestamp(minOrNull(bucket)) AS since FROM ${DAYS}
               WHERE workspace_id = {ws:String} AND event_id = {event:UUID} AND bucket >= now() - toIntervalDay({days:UInt32})`,
       query_params: params,
       format: 'JSONEachRow',
@@ -62,12 +65,12 @@ export async function rebucketDayRollups(
     params.since = row?.since ?? Math.floor(Date.now() / 1000) + 2 * 86_400;
   }
   await clickhouse.client.command({
-    query: `DELETE FROM rollup_day
+    query: `DELETE FROM ${DAYS}
             WHERE workspace_id = {ws:String} AND event_id = {event:UUID} AND bucket >= fromUnixTimestamp({since:UInt32})`,
     query_params: params,
   });
   await clickhouse.client.command({
-    query: `INSERT INTO rollup_day (${DAY_ROW_COLUMNS.join(', ')}) SETTINGS insert_deduplicate = 0 ${DAY_ROWS_FROM_MINUTES}`,
+    query: `INSERT INTO ${DAYS} (${DAY_ROW_COLUMNS.join(', ')}) SETTINGS insert_deduplicate = 0 ${DAY_ROWS_FROM_MINUTES}`,
     query_params: params,
   });
 }

@@ -2,21 +2,8 @@
 // the same functions the tables aggregate with, so unmerged parts never show twice.
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { Page } from '../page.js';
-
-export const PERIODS = ['minute', 'hour', 'day'] as const;
-export type Period = (typeof PERIODS)[number];
-
-const TABLES: Record<Period, string> = { minute: 'rollup_minute', hour: 'rollup_hour', day: 'rollup_day' };
-
-export interface RollupBucket {
-  /** Start of the bucket, ms since the epoch. */
-  readonly start: number;
-  readonly count: number;
-  readonly value: number;
-  readonly squares: number;
-  readonly min: number;
-  readonly max: number;
-}
+import type { Period, RollupBucket } from './model.js';
+import { ROLLUP_TABLES } from './tables.js';
 
 export interface BucketRange {
   /** Buckets starting at or after this instant (ms). */
@@ -33,7 +20,6 @@ export async function readRollupBuckets(
   page: Page,
   range: BucketRange = {},
 ): Promise<RollupBucket[]> {
-  const table = TABLES[period];
   const conditions = ['r.workspace_id = {ws:String}', 'r.event_id = {event:UUID}'];
   if (range.from !== undefined) conditions.push('r.bucket >= fromUnixTimestamp64Milli({from:Int64})');
   if (range.to !== undefined) conditions.push('r.bucket < fromUnixTimestamp64Milli({to:Int64})');
@@ -43,7 +29,7 @@ export async function readRollupBuckets(
       SELECT toUnixTimestamp(r.bucket) * 1000 AS start,
              sum(r.count) AS count, sum(r.value) AS value, sum(r.squares) AS squares,
              min(r.min) AS min, max(r.max) AS max
-      FROM ${table} AS r
+      FROM ${ROLLUP_TABLES[period]} AS r
       WHERE ${conditions.join(' AND ')}
       GROUP BY r.bucket
       ORDER BY r.bucket DESC

@@ -1,8 +1,10 @@
-// The SQL of a window comparison: one query, one round trip. Each window is a set of rollup
-// ranges (rollupPlan.ts). Each rollup table is read once, by one SELECT of its raw rows in
-// the ranges of either window; the outer query sums counts and values and merges the Welford
-// variance states per window, so unmerged parts of the AggregatingMergeTree count once and
-// the sample standard deviation stays exact for values near 1e9 with a spread of 1.
+// The totals of two time ranges of one event (a window comparison: the current window and
+// the one it is compared with), exact, in one query and one round trip. Each range is a set
+// of rollup ranges (readPlan.ts). Each rollup table is read once, by one SELECT of its raw
+// rows in the ranges of either window; the outer query sums counts and values and merges
+// the Welford variance states per window, so unmerged parts of the AggregatingMergeTree
+// count once and the sample standard deviation stays exact for values near 1e9 with a
+// spread of 1.
 //
 // The query is kept as plain as it can be, because on small rollups its cost is almost all
 // parsing, analysis and planning, which grow with its pieces (measured on chDB: reading the
@@ -15,12 +17,12 @@
 // The day SELECT also reads the day rows up to a day before its ranges, to find rows that
 // are not at a local midnight of the event's timezone (rows bucketed under an earlier
 // timezone by an ingest process that had not yet seen the change): when there are any, the
-// caller reads the windows again without days.
+// windows are read again without days.
 import type { ClickHouseStore } from '../stores/clickhouse.js';
-import { LONGEST_DAY_MS, localMidnightsWithin, type RollupGrain, type RollupPlan } from './rollupPlan.js';
-import type { TimeRange } from './windows.js';
-
-const TABLES: Readonly<Record<RollupGrain, string>> = { day: 'rollup_day', hour: 'rollup_hour', minute: 'rollup_minute' };
+import type { TimeRange } from '../time/range.js';
+import type { Period } from './model.js';
+import { LONGEST_DAY_MS, localMidnightsWithin, planRollupReads, type RollupPlan } from './readPlan.js';
+import { ROLLUP_TABLES } from './tables.js';
 
 // Window labels: `r.bucket >= <start of the current window>` is 1 or 0.
 const PREVIOUS = 0;
@@ -36,7 +38,7 @@ export interface WindowTotals {
   readonly stddev: number;
 }
 
-export interface WindowQueryResult {
+interface WindowQueryResult {
   readonly totals: readonly [current: WindowTotals, previous: WindowTotals];
   /** Day rows near the windows' days that are not at a local midnight of the event's timezone. */
   readonly misalignedDayRows: number;
@@ -89,10 +91,11 @@ function daySelectParts(params: Params, days: readonly TimeRange[], timezone: st
 
 /** One table's rows in the ranges of either window, labelled with their window. Columns are
  * qualified (r.) because the aliases would shadow them otherwise. */
-function tableSelect(params: Params, grain: RollupGrain, ranges: readonly TimeRange[], timezone: string, isCurrent: string): string | null {
+function tableSelect(params: Params, period: Period, ranges: readonly TimeRange[], timezone: string, isCurrent: string): string | null {
   if (ranges.length === 0) return null;
-  const { label, where } = grain === 'day' ? daySelectParts(params, ranges, timezone, isCurrent) : { label: isCurrent, where: rangesCondition(params, ranges) };
-  return `SELECT ${label} AS w, r.count AS n, r.value AS s, r.variance AS v FROM ${TABLES[grain]} AS r
+  const { label, where } =
+    period === 'day' ? daySelectParts(params, ranges, timezone, isCurrent) : { label: isCurrent, where: rangesCondition(params, ranges) };
+  return `SELECT ${label} AS w, r.count AS n, r.value AS s, r.variance AS v FROM ${ROLLUP_TABLES[period]} AS r
     WHERE r.workspace_id = {ws:String} AND r.event_id = {event:UUID} AND (${where})`;
 }
 
@@ -100,7 +103,7 @@ function windowQuerySql(current: TimeRange, plans: readonly [RollupPlan, RollupP
   const params = new Params();
   const isCurrent = `r.bucket >= ${params.seconds(current.from)}`;
   const selects = (['day', 'hour', 'minute'] as const)
-    .map((grain) => tableSelect(params, grain, [...plans[0][grain], ...plans[1][grain]], timezone, isCurrent))
+    .map((period) => tableSelect(params, period, [...plans[0][period], ...plans[1][period]], timezone, isCurrent))
     .filter((s) => s !== null);
   const sql = `
     SELECT p.w AS w, count() AS rows, sum(p.n) AS n, sum(p.s) AS s,
@@ -113,22 +116,22 @@ function windowQuerySql(current: TimeRange, plans: readonly [RollupPlan, RollupP
 
 const EMPTY: WindowTotals = { count: 0, value: 0, stddev: 0 };
 
-/**
- * Totals of the current and the previous window, read as `plans` say (current first). The
- * previous window must end before the current one starts, as every comparison's does.
- */
-export async function queryWindowTotals(
+/** The event whose rollups are read; its timezone places the day buckets. */
+export interface RollupEvent {
+  readonly workspaceId: string;
+  readonly eventId: string;
+  readonly timezone: string;
+}
+
+async function queryWindowTotals(
   clickhouse: ClickHouseStore,
-  workspaceId: string,
-  eventId: string,
-  timezone: string,
+  event: RollupEvent,
   windows: readonly [current: TimeRange, previous: TimeRange],
-  plans: readonly [current: RollupPlan, previous: RollupPlan],
+  useDayRollups: boolean,
 ): Promise<WindowQueryResult> {
-  const [current, previous] = windows;
-  if (previous.to > current.from) throw new Error('the previous window must end before the current one starts');
-  const { sql, params } = windowQuerySql(current, plans, timezone);
-  const result = await clickhouse.client.query({ query: sql, query_params: { ...params, ws: workspaceId, event: eventId }, format: 'JSONEachRow' });
+  const plans = windows.map((w) => planRollupReads(w, event.timezone, useDayRollups)) as [RollupPlan, RollupPlan];
+  const { sql, params } = windowQuerySql(windows[0], plans, event.timezone);
+  const result = await clickhouse.client.query({ query: sql, query_params: { ...params, ws: event.workspaceId, event: event.eventId }, format: 'JSONEachRow' });
   const rows = await result.json<Row>();
   const totalsOf = (window: number): WindowTotals => {
     const row = rows.find((r) => r.w === window);
@@ -136,4 +139,22 @@ export async function queryWindowTotals(
   };
   const misaligned = rows.find((r) => r.w === MISALIGNED_DAY);
   return { totals: [totalsOf(CURRENT), totalsOf(PREVIOUS)], misalignedDayRows: misaligned?.rows ?? 0 };
+}
+
+/**
+ * Totals of the current and the previous window (each [from, to) on whole minutes). The
+ * previous window must end before the current one starts, as every comparison's does.
+ */
+export async function readWindowTotals(
+  clickhouse: ClickHouseStore,
+  event: RollupEvent,
+  windows: readonly [current: TimeRange, previous: TimeRange],
+): Promise<readonly [current: WindowTotals, previous: WindowTotals]> {
+  const [current, previous] = windows;
+  if (previous.to > current.from) throw new Error('the previous window must end before the current one starts');
+  let result = await queryWindowTotals(clickhouse, event, windows, true);
+  // Day rows of another timezone (a change not yet seen by every ingest process) do not
+  // cover these local days; hours and minutes do, whatever the timezone.
+  if (result.misalignedDayRows > 0) result = await queryWindowTotals(clickhouse, event, windows, false);
+  return result.totals;
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { localMidnightsWithin, planRollupReads, type RollupPlan } from '../../../src/analytics/rollupPlan.js';
+import { localMidnightsWithin, planRollupReads, type RollupPlan } from '../../../src/rollups/readPlan.js';
 import { localDayStart } from '../../../src/time/localDay.js';
 
 const range = (from: string, to: string) => ({ from: Date.parse(from), to: Date.parse(to) });

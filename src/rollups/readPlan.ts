@@ -2,13 +2,13 @@
 // local days from the day rollup, whole UTC hours from the hour rollup, and the minute
 // rollup for the ragged edges. In zones with a half-hour offset (Asia/Kolkata) local days
 // start at :30 UTC, so their edges come from minutes and the rest from hours and days.
-import type { TimeRange } from './windows.js';
 import { startOfLocalDate } from '../time/localDay.js';
+import type { TimeRange } from '../time/range.js';
 import { wallTimeOf } from '../time/zonedTime.js';
+import type { Period } from './model.js';
 
-export type RollupGrain = 'day' | 'hour' | 'minute';
-
-export type RollupPlan = Readonly<Record<RollupGrain, readonly TimeRange[]>>;
+/** The bucket ranges to read, per period. */
+export type RollupPlan = Readonly<Record<Period, readonly TimeRange[]>>;
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -47,7 +47,7 @@ function splitByHours(range: TimeRange, plan: { hour: TimeRange[]; minute: TimeR
 /**
  * The rollup ranges that cover `range` exactly. Day rows are used only when
  * `useDayRollups`: they are bucketed by local midnight of the event's timezone, and a
- * caller that cannot trust that (see windowComparison.ts) reads hours and minutes instead.
+ * caller that cannot trust that (see windowTotals.ts) reads hours and minutes instead.
  * `range` must start and end on whole minutes, as analytics windows do.
  */
 export function planRollupReads(range: TimeRange, timezone: string, useDayRollups: boolean): RollupPlan {

@@ -1,0 +1,135 @@
+// Bucket numbers for policies: count, sum, min, max and the t-digest p95/p99 of each bucket.
+//  - readBucketStats: many buckets of many events in one query per period. The evaluation
+//    worker asks for every event its policies of that period watch, over the spans of the
+//    buckets due and of the buckets they are compared with, and looks buckets up by
+//    (workspace, event, start) with statsOf.
+//  - bucketSeriesSql: the buckets of one event over a span, oldest first, as a subquery to
+//    build on (window functions over the series, e.g. a backtest).
+// Aggregate states are merged at read time, so rollup parts not yet merged count once.
+import type { ClickHouseStore } from '../stores/clickhouse.js';
+import type { TimeRange } from '../time/range.js';
+import { EMPTY_BUCKET, type BucketStats, type Period } from './model.js';
+import { ROLLUP_TABLES } from './tables.js';
+
+/** Events per query: bound parameters travel in the request, which servers cap (1 MB by default). */
+const EVENTS_PER_QUERY = 5000;
+
+/** How the numbers of a bucket come from its rollup rows `r` (columns qualified: aliases would shadow them). */
+const STATS_COLUMNS = `toUnixTimestamp(r.bucket) * 1000 AS start,
+  sum(r.count) AS count, sum(r.value) AS sum, min(r.min) AS min, max(r.max) AS max,
+  quantilesTDigestMerge(0.95, 0.99)(r.quantiles) AS quantiles`;
+
+export interface StatsRequest {
+  readonly period: Period;
+  readonly workspaceIds: ReadonlySet<string>;
+  readonly eventIds: ReadonlySet<string>;
+  /** Buckets starting in any of these ranges (they may overlap), ms. */
+  readonly ranges: readonly TimeRange[];
+}
+
+/** Bucket numbers by (workspace, event, bucket start); read them with statsOf. */
+export type BucketStatsTable = ReadonlyMap<string, BucketStats>;
+
+const statsKey = (workspaceId: string, eventId: string, bucketStart: number) => `${workspaceId}\u0000${eventId}\u0000${bucketStart}`;
+
+/** The numbers of a bucket; a bucket with no rollup row is empty. */
+export const statsOf = (stats: BucketStatsTable, workspaceId: string, eventId: string, bucketStart: number): BucketStats =>
+  stats.get(statsKey(workspaceId, eventId, bucketStart)) ?? EMPTY_BUCKET;
+
+interface StatsRow {
+  start: number;
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
+  quantiles: [number, number];
+}
+
+const statsOfRow = (row: StatsRow): BucketStats => ({
+  count: row.count,
+  sum: row.sum,
+  min: row.min,
+  max: row.max,
+  p95: row.quantiles[0],
+  p99: row.quantiles[1],
+});
+
+/** Sorted, with overlapping and touching ranges joined: fewer conditions for the same buckets. */
+export function joinRanges(ranges: readonly TimeRange[]): TimeRange[] {
+  const joined: { from: number; to: number }[] = [];
+  for (const range of [...ranges].filter((r) => r.from < r.to).sort((a, b) => a.from - b.from)) {
+    const last = joined[joined.length - 1];
+    if (last && range.from <= last.to) last.to = Math.max(last.to, range.to);
+    else joined.push({ ...range });
+  }
+  return joined;
+}
+
+export async function readBucketStats(clickhouse: ClickHouseStore, request: StatsRequest): Promise<BucketStatsTable> {
+  const stats = new Map<string, BucketStats>();
+  const ranges = joinRanges(request.ranges);
+  const events = [...request.eventIds];
+  if (ranges.length === 0) return stats;
+  const params: Record<string, unknown> = { workspaces: [...request.workspaceIds] };
+  const inRanges = ranges
+    .map((r, i) => {
+      params[`from${i}`] = r.from;
+      params[`to${i}`] = r.to;
+      return `(r.bucket >= fromUnixTimestamp64Milli({from${i}:Int64}) AND r.bucket < fromUnixTimestamp64Milli({to${i}:Int64}))`;
+    })
+    .join(' OR ');
+  for (let i = 0; i < events.length; i += EVENTS_PER_QUERY) {
+    const result = await clickhouse.client.query({
+      query: `
+        SELECT r.workspace_id AS workspace_id, toString(r.event_id) AS event_id, ${STATS_COLUMNS}
+        FROM ${ROLLUP_TABLES[request.period]} AS r
+        WHERE r.workspace_id IN {workspaces:Array(String)} AND r.event_id IN {events:Array(UUID)} AND (${inRanges})
+        GROUP BY r.workspace_id, r.event_id, r.bucket`,
+      query_params: { ...params, events: events.slice(i, i + EVENTS_PER_QUERY) },
+      format: 'JSONEachRow',
+    });
+    for (const row of await result.json<StatsRow & { workspace_id: string; event_id: string }>()) {
+      stats.set(statsKey(row.workspace_id, row.event_id, row.start), statsOfRow(row));
+    }
+  }
+  return stats;
+}
+
+export interface SeriesRequest {
+  readonly period: Period;
+  readonly workspaceId: string;
+  readonly eventId: string;
+  /** Buckets starting in [from, to), ms. */
+  readonly from: number;
+  readonly to: number;
+}
+
+/** A query and the parameters it binds (each named `series_…`, so a wrapping query can bind its own). */
+export interface SqlWithParams {
+  readonly sql: string;
+  readonly params: Record<string, unknown>;
+}
+
+/**
+ * The buckets of one event that have logs, oldest first: columns `start` (ms), `count`,
+ * `sum`, `min`, `max`, `quantiles` ([p95, p99]). Buckets without logs have no row.
+ */
+export function bucketSeriesSql(request: SeriesRequest): SqlWithParams {
+  return {
+    sql: `
+      SELECT ${STATS_COLUMNS}
+      FROM ${ROLLUP_TABLES[request.period]} AS r
+      WHERE r.workspace_id = {series_ws:String} AND r.event_id = {series_event:UUID}
+        AND r.bucket >= fromUnixTimestamp64Milli({series_from:Int64}) AND r.bucket < fromUnixTimestamp64Milli({series_to:Int64})
+      GROUP BY r.bucket
+      ORDER BY r.bucket`,
+    params: { series_ws: request.workspaceId, series_event: request.eventId, series_from: request.from, series_to: request.to },
+  };
+}
+
+/** The series of bucketSeriesSql, read: each bucket's start and numbers. */
+export async function readBucketSeries(clickhouse: ClickHouseStore, request: SeriesRequest): Promise<(BucketStats & { start: number })[]> {
+  const { sql, params } = bucketSeriesSql(request);
+  const result = await clickhouse.client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
+  return (await result.json<StatsRow>()).map((row) => ({ start: row.start, ...statsOfRow(row) }));
+}

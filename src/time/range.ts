@@ -1,0 +1,5 @@
+/** [from, to) in ms since the epoch. */
+export interface TimeRange {
+  readonly from: number;
+  readonly to: number;
+}
