@@ -105,8 +105,12 @@ describe('console (Chromium)', function () {
     await page.getByLabel('Period').selectOption('minute');
     await page.getByLabel('Aggregate').selectOption('max');
     await page.getByLabel('Condition').selectOption('gt');
-    await page.getByLabel('Threshold').fill('1000');
+    await page.getByLabel(/^Threshold/).fill('1000');
     await page.getByLabel('Severity').selectOption('critical');
+    // A rule option from the API's schema, and the preview on history before creating.
+    await page.getByLabel('Pending buckets').fill('1');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByText(/^0 alerts over [\d,]+ buckets evaluated\.$/).waitFor();
     await page.getByRole('button', { name: 'Create policy' }).click();
     const row = page.getByRole('row').filter({ hasText: 'Checkout too slow' });
     await row.waitFor();

@@ -159,7 +159,8 @@ interface BacktestResult {
   }[];
 }
 
-const isoDaysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+/** `days` back, less a minute: the API refuses a `from` more than 30 days back, counted on its own clock. */
+const isoDaysAgo = (days: number) => new Date(Date.now() - days * 86_400_000 + 60_000).toISOString();
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '–');
 
 /** What the policy in the form would have raised over stored history: nothing is stored or sent. */
