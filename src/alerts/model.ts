@@ -22,18 +22,36 @@ export interface Alert {
   condition: string;
   threshold: number;
   severity: string;
+  recovery_threshold: number | null;
+  compare_to: string | null;
+  /** The number compared with the threshold: the aggregate, or with compare_to its percentage change. */
   value: number | null;
+  /** The bucket's aggregate. */
+  aggregate_value: number | null;
+  /** With compare_to: the same aggregate of the comparison bucket, and when that bucket starts. */
+  comparison_value: number | null;
+  comparison_bucket_start: Date | null;
   count: number;
   min: number | null;
   max: number | null;
   bucket_start: Date;
   bucket_end: Date;
+  /** Start of the first breaching bucket of the run that raised the alert. */
+  breaching_since: Date;
+  /** Buckets that breached (or, with recovery_threshold, kept the alert open) since then. */
+  breaching_buckets: number;
+  /** The most extreme value among them, in the direction of the condition. */
+  peak_value: number | null;
+  /** Start of the run of empty buckets that the last evaluated bucket belongs to; null when it had logs. */
+  silent_since: Date | null;
   status: AlertStatus;
   triggered_at: Date;
   acknowledged_at: Date | null;
   resolved_at: Date | null;
   archived_at: Date | null;
   alerted_at: Date | null;
+  /** When its last notification (triggered or reminder) was written: reminders count from it. */
+  notified_at: Date;
   updated_at: Date;
 }
 
@@ -54,12 +72,21 @@ export function alertJson(a: Alert) {
     condition: a.condition,
     threshold: a.threshold,
     severity: a.severity,
+    recovery_threshold: a.recovery_threshold,
+    compare_to: a.compare_to,
     value: a.value,
+    aggregate_value: a.aggregate_value,
+    comparison_value: a.comparison_value,
+    comparison_bucket_start: iso(a.comparison_bucket_start),
     count: a.count,
     min: a.min,
     max: a.max,
     bucket_start: iso(a.bucket_start),
     bucket_end: iso(a.bucket_end),
+    breaching_since: iso(a.breaching_since),
+    breaching_buckets: a.breaching_buckets,
+    peak_value: a.peak_value,
+    silent_since: iso(a.silent_since),
     status: a.status,
     triggered_at: iso(a.triggered_at),
     acknowledged_at: iso(a.acknowledged_at),

@@ -1,19 +1,36 @@
 // The outbox of alert notifications: written in the transaction of the transition that
 // notifies, read by the delivery worker (src/delivery/), which turns each row into
-// delivery attempts. `alert` is alertJson of the alert right after the transition.
+// delivery attempts. This module holds the one Notification type both sides use.
 import { newId } from '../ids.js';
 import type { Queryable } from '../stores/postgres.js';
-import { alertJson, type Alert } from './model.js';
-import type { NotificationType } from './transitions.js';
+import { alertJson, type Alert, type AlertJson } from './model.js';
 
+/** What an outbox row tells: an alert raised, resolved, or still triggered (a reminder). */
+export const NOTIFICATION_TYPES = ['alert.triggered', 'alert.resolved', 'alert.reminder'] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+/**
+ * The alert a notification carries: alertJson of the alert at the moment of the notification.
+ * A row written by an older version lacks the fields added since, and a test send's synthetic
+ * alert belongs to no policy, so readers take every field as possibly absent or null.
+ */
+export type NotifiedAlert = { readonly [K in keyof AlertJson]?: AlertJson[K] | null };
+
+/** A notification as delivery sends it: an outbox row, or a test send (never written to the outbox). */
 export interface Notification {
-  readonly type: NotificationType;
-  /** The alert as it is right after the transition. */
-  readonly alert: Alert;
-  readonly at: Date;
+  /** The outbox row's id (a test send's synthetic alert id): the same on every retry, so receivers dedupe on it. */
+  readonly id: string;
+  readonly type: NotificationType | 'test';
+  readonly alert: NotifiedAlert;
 }
 
-export async function insertNotifications(tx: Queryable, notifications: readonly Notification[]): Promise<void> {
+/** A notification to write: the alert as it is right after the transition. */
+export interface NewNotification {
+  readonly type: NotificationType;
+  readonly alert: Alert;
+}
+
+export async function insertNotifications(tx: Queryable, notifications: readonly NewNotification[], at: Date): Promise<void> {
   if (notifications.length === 0) return;
   const rows = notifications.map((n) => ({
     notification_id: newId(),
@@ -22,7 +39,7 @@ export async function insertNotifications(tx: Queryable, notifications: readonly
     policy_id: n.alert.policy_id,
     type: n.type,
     alert: alertJson(n.alert),
-    created_at: n.at.toISOString(),
+    created_at: at.toISOString(),
   }));
   await tx.query(
     `INSERT INTO alert_notifications (notification_id, workspace_id, alert_id, policy_id, type, alert, created_at)

@@ -7,8 +7,9 @@ import type { Alert, AlertStatus } from './model.js';
 import type { Transition } from './transitions.js';
 
 export const ALERT_COLUMNS = `alert_id, workspace_id, policy_id, event_id, agent, event, title, channel, period, aggregate,
-  condition, threshold, severity, value, count, min, max, bucket_start, bucket_end, status, triggered_at, acknowledged_at,
-  resolved_at, archived_at, alerted_at, updated_at`;
+  condition, threshold, severity, recovery_threshold, compare_to, value, aggregate_value, comparison_value, comparison_bucket_start,
+  count, min, max, bucket_start, bucket_end, breaching_since, breaching_buckets, peak_value, silent_since, status, triggered_at,
+  acknowledged_at, resolved_at, archived_at, alerted_at, notified_at, updated_at`;
 
 export function listAlertRows(db: Queryable, workspaceId: string, page: Page, status?: AlertStatus): Promise<Alert[]> {
   return db.query<Alert>(
@@ -47,9 +48,11 @@ export async function setAlertStatus(
 
 const RECORD_TYPES = `alert_id uuid, workspace_id text, policy_id uuid, event_id uuid, agent text, event text, title text,
   channel text, period text, aggregate text, condition text, threshold double precision, severity text,
-  value double precision, count bigint, min double precision, max double precision, bucket_start timestamptz,
-  bucket_end timestamptz, status text, triggered_at timestamptz, acknowledged_at timestamptz, resolved_at timestamptz,
-  archived_at timestamptz, alerted_at timestamptz, updated_at timestamptz`;
+  recovery_threshold double precision, compare_to text, value double precision, aggregate_value double precision,
+  comparison_value double precision, comparison_bucket_start timestamptz, count bigint, min double precision,
+  max double precision, bucket_start timestamptz, bucket_end timestamptz, breaching_since timestamptz, breaching_buckets integer,
+  peak_value double precision, silent_since timestamptz, status text, triggered_at timestamptz, acknowledged_at timestamptz,
+  resolved_at timestamptz, archived_at timestamptz, alerted_at timestamptz, notified_at timestamptz, updated_at timestamptz`;
 
 const asRecords = (alerts: readonly Alert[]) => JSON.stringify(alerts);
 
@@ -78,8 +81,10 @@ export async function insertAlerts(tx: Queryable, alerts: readonly Alert[]): Pro
 export async function updateAlerts(tx: Queryable, alerts: readonly Alert[]): Promise<void> {
   if (alerts.length === 0) return;
   await tx.query(
-    `UPDATE alerts AS a SET value = x.value, count = x.count, min = x.min, max = x.max, bucket_start = x.bucket_start,
-       bucket_end = x.bucket_end, status = x.status, resolved_at = x.resolved_at, updated_at = x.updated_at
+    `UPDATE alerts AS a SET value = x.value, aggregate_value = x.aggregate_value, comparison_value = x.comparison_value,
+       comparison_bucket_start = x.comparison_bucket_start, count = x.count, min = x.min, max = x.max, bucket_start = x.bucket_start,
+       bucket_end = x.bucket_end, breaching_buckets = x.breaching_buckets, peak_value = x.peak_value, silent_since = x.silent_since,
+       status = x.status, resolved_at = x.resolved_at, updated_at = x.updated_at
      FROM jsonb_to_recordset($1::jsonb) AS x(${RECORD_TYPES})
      WHERE a.alert_id = x.alert_id`,
     [asRecords(alerts)],

@@ -2,11 +2,10 @@
 // what an evaluated bucket does to a policy's alert. Code that changes an alert's status
 // asks these tables; nothing else decides.
 import type { AlertStatus } from './model.js';
+import type { NotificationType } from './outbox.js';
 
 export type AlertAction = 'acknowledge' | 'resolve' | 'archive';
 export const ALERT_ACTIONS: readonly AlertAction[] = ['acknowledge', 'resolve', 'archive'];
-
-export type NotificationType = 'alert.triggered' | 'alert.resolved';
 
 export interface Transition {
   readonly from: readonly AlertStatus[];

@@ -2,12 +2,12 @@
 // it. The worker's queue is the `pending` rows whose next_attempt_at has come; a claim
 // pushes next_attempt_at ahead by a lease, in a short transaction with SKIP LOCKED, so two
 // workers never take the same row and a worker that dies mid-send leaves it due again.
+import type { Notification, NotifiedAlert } from '../alerts/outbox.js';
 import type { Credentials, Destination } from '../destinations/types.js';
 import { newId } from '../ids.js';
 import type { Page } from '../page.js';
 import type { Queryable } from '../stores/postgres.js';
 import type { NextStep } from './retryPolicy.js';
-import type { NotificationType, NotifiedAlert } from './types.js';
 
 export type AttemptKind = 'alert' | 'test';
 export type AttemptStatus = 'pending' | 'delivered' | 'failed' | 'exhausted';
@@ -18,7 +18,7 @@ export interface DeliveryAttempt {
   destination_id: string;
   notification_id: string | null;
   kind: AttemptKind;
-  type: NotificationType;
+  type: Notification['type'];
   channel: string;
   target: string;
   attempt: number;
@@ -39,7 +39,7 @@ export interface NewAttempt {
   readonly destinationId: string;
   readonly notificationId: string | null;
   readonly kind: AttemptKind;
-  readonly type: NotificationType;
+  readonly type: Notification['type'];
   readonly channel: string;
   readonly target: string;
   readonly attempt: number;
@@ -82,7 +82,7 @@ export interface ClaimedAttempt {
   readonly alertId: string;
   readonly notificationId: string | null;
   readonly kind: AttemptKind;
-  readonly type: NotificationType;
+  readonly type: Notification['type'];
   readonly attempt: number;
   readonly destination: Pick<Destination, 'destination_id' | 'channel' | 'url' | 'credentials' | 'enabled'>;
   readonly alert: NotifiedAlert | null;
@@ -95,7 +95,7 @@ interface ClaimRow {
   alert_id: string;
   notification_id: string | null;
   kind: AttemptKind;
-  type: NotificationType;
+  type: Notification['type'];
   attempt: number;
   destination_id: string;
   channel: Destination['channel'];
@@ -155,7 +155,7 @@ interface CompletedRow {
   destinationId: string;
   notificationId: string | null;
   kind: AttemptKind;
-  type: NotificationType;
+  type: Notification['type'];
   channel: string;
   target: string;
   attempt: number;

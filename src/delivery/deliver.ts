@@ -10,7 +10,8 @@ import type { PostgresStore } from '../stores/postgres.js';
 import { recordAttemptResults, type AttemptKind } from './attempts.js';
 import { CHANNEL_SENDERS } from './channels/index.js';
 import { failure, nextStep, type NextStep, type Outcome } from './retryPolicy.js';
-import type { DeliverySettings, Notification } from './types.js';
+import type { Notification } from '../alerts/outbox.js';
+import type { DeliverySettings } from './types.js';
 
 export interface DeliveryDeps {
   readonly postgres: PostgresStore;

@@ -2,11 +2,12 @@
 // attempts: one pending attempt per matching enabled destination, and the notification
 // marked dispatched, in one short transaction. SKIP LOCKED lets several workers dispatch
 // side by side without taking the same notification.
+import type { NotificationType } from '../alerts/outbox.js';
 import type { Channel, Credentials } from '../destinations/types.js';
 import type { PostgresStore } from '../stores/postgres.js';
 import { insertPendingAttempts, type NewAttempt } from './attempts.js';
 import { CHANNEL_SENDERS } from './channels/index.js';
-import type { DeliverySettings, NotificationType } from './types.js';
+import type { DeliverySettings } from './types.js';
 
 interface PendingNotification {
   notification_id: string;

@@ -8,7 +8,7 @@ import { newId } from '../ids.js';
 import { insertPendingAttempts } from './attempts.js';
 import { CHANNEL_SENDERS } from './channels/index.js';
 import { deliverAttempt, type DeliveryDeps } from './deliver.js';
-import type { NotifiedAlert } from './types.js';
+import type { NotifiedAlert } from '../alerts/outbox.js';
 
 export interface TestSendResult {
   readonly alert_id: string;

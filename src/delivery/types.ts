@@ -1,18 +1,7 @@
+import type { Notification } from '../alerts/outbox.js';
 import type { Config } from '../config.js';
 import type { DestinationConfig } from '../destinations/types.js';
 import type { Outcome } from './retryPolicy.js';
-
-export type NotificationType = 'alert.triggered' | 'alert.resolved' | 'test';
-
-/** The alert object as the API shows it (GET /v1.0/alerts/:id). */
-export type NotifiedAlert = Readonly<Record<string, unknown>>;
-
-export interface Notification {
-  /** Stable across retries and re-sends: receivers dedupe on it (Idempotency-Key). */
-  readonly id: string;
-  readonly type: NotificationType;
-  readonly alert: NotifiedAlert;
-}
 
 /** Configuration the channels send with. */
 export type DeliverySettings = Pick<Config, 'delivery' | 'channels'>;

@@ -1,20 +1,27 @@
 // Writes evaluation results to Postgres: per chunk of policies one short transaction that
-// moves each policy's evaluated_until by compare-and-set (so a bucket another worker already
-// applied is not applied again, and a policy disabled or edited meanwhile is left alone) and
-// writes their alert changes and outbox rows. No ClickHouse query runs inside it.
-import { insertAlerts, lockOpenAlerts, updateAlerts } from '../alerts/store.js';
-import { insertNotifications } from '../alerts/outbox.js';
+// locks the policies and keeps those still as the evaluator read them (so a bucket another
+// worker already applied is not applied again, and a policy disabled or edited meanwhile is
+// left alone), has src/alerts/ apply the buckets to their alerts from the run state kept with
+// each policy, and writes the new progress and state. No ClickHouse query runs inside it.
+import type { JudgedBucket, RunState } from '../alerts/evaluationChanges.js';
 import type { Alert } from '../alerts/model.js';
-import { sqlState, type PostgresStore, type Queryable } from '../stores/postgres.js';
-import { alertChangesFor, type EvaluatedBucket } from './alertChanges.js';
+import { applyEvaluatedBuckets } from '../alerts/operations.js';
+import { sqlState, type PostgresStore } from '../stores/postgres.js';
+import { lockProgress, writeProgress, type Progress } from './progress.js';
 import type { EvaluationTarget } from './targets.js';
 
 export interface PolicyOutcome {
   readonly target: EvaluationTarget;
   /** Buckets in order; closed ones first, then possibly an early-fired open one. */
-  readonly buckets: readonly EvaluatedBucket[];
+  readonly buckets: readonly JudgedBucket[];
   /** New evaluated_until (ms); null = a manual evaluation, which leaves the worker's progress alone. */
   readonly evaluatedUntil: number | null;
+  /**
+   * The run the buckets continue, when it is not the one kept with the policy: a manual
+   * evaluation counts its own over the buckets before its bucket, and a plan that skipped
+   * buckets starts a new one.
+   */
+  readonly run: Omit<RunState, 'alertedUntil'> | null;
 }
 
 export interface ApplyResult {
@@ -29,73 +36,38 @@ export interface ApplyResult {
 const CHUNK = 1000;
 const DEADLOCK_DETECTED = '40P01';
 
-/**
- * Locks the outcomes' policies and keeps those still as the evaluator read them — enabled,
- * not edited, progress not moved by another worker — moving their progress in the same
- * statement (compare-and-set). A manual evaluation needs only that its policy still exists.
- */
-async function claimPolicies(tx: Queryable, outcomes: readonly PolicyOutcome[]): Promise<PolicyOutcome[]> {
-  const kept = new Set<string>();
-  const manual = outcomes.filter((o) => o.evaluatedUntil === null).map((o) => o.target.policy_id);
-  if (manual.length > 0) {
-    const rows = await tx.query<{ policy_id: string }>('SELECT policy_id FROM policies WHERE policy_id = ANY($1::uuid[]) FOR UPDATE', [manual]);
-    for (const r of rows) kept.add(r.policy_id);
-  }
-  // In id order, so that two overlapping workers lock in the same order as far as the plan follows it.
-  const scheduled = outcomes.filter((o) => o.evaluatedUntil !== null).sort((a, b) => (a.target.policy_id < b.target.policy_id ? -1 : 1));
-  if (scheduled.length > 0) {
-    // updated_at is compared at the millisecond precision the evaluator read it with.
-    const rows = await tx.query<{ policy_id: string }>(
-      `UPDATE policies AS p SET evaluated_until = u.until
-       FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[], $4::timestamptz[]) AS u(policy_id, read_until, read_updated_at, until)
-       WHERE p.policy_id = u.policy_id AND p.enabled AND date_trunc('milliseconds', p.updated_at) = u.read_updated_at
-         AND p.evaluated_until IS NOT DISTINCT FROM u.read_until
-       RETURNING p.policy_id`,
-      [
-        scheduled.map((o) => o.target.policy_id),
-        scheduled.map((o) => o.target.evaluated_until),
-        scheduled.map((o) => o.target.updated_at),
-        scheduled.map((o) => new Date(o.evaluatedUntil!)),
-      ],
-    );
-    for (const r of rows) kept.add(r.policy_id);
-  }
-  return outcomes.filter((o) => kept.has(o.target.policy_id));
+/** Still as the evaluator read it: a manual evaluation needs only that the policy exists. */
+function stillCurrent(o: PolicyOutcome, p: Progress | undefined): p is Progress {
+  if (!p) return false;
+  if (o.evaluatedUntil === null) return true;
+  return p.enabled && p.updatedAt === o.target.updated_at.getTime() && p.evaluatedUntil === (o.target.evaluated_until?.getTime() ?? null);
 }
 
 async function applyChunk(db: PostgresStore, outcomes: readonly PolicyOutcome[], now: Date) {
   return db.transaction(async (tx) => {
-    const current = await claimPolicies(tx, outcomes);
-    const judged = current.filter((o) => o.buckets.some((b) => b.verdict !== 'none'));
-    const open = new Map(
-      (
-        await lockOpenAlerts(
-          tx,
-          judged.map((o) => o.target.policy_id),
-        )
-      ).map((a) => [a.policy_id, a]),
+    const progress = await lockProgress(
+      tx,
+      outcomes.map((o) => o.target.policy_id),
     );
-    const inserts: Alert[] = [];
-    const updates: Alert[] = [];
-    const notifications = [];
-    const latest = new Map<string, Alert | null>();
-    for (const o of current) {
-      const changes = alertChangesFor(o.target, open.get(o.target.policy_id) ?? null, o.buckets, now);
-      inserts.push(...changes.inserts);
-      updates.push(...changes.updates);
-      notifications.push(...changes.notifications);
-      latest.set(o.target.policy_id, changes.latest);
-    }
-    // Resolving an open alert first frees the policy's one open slot for an alert raised after it.
-    await updateAlerts(tx, updates);
-    await insertAlerts(tx, inserts);
-    await insertNotifications(tx, notifications);
-    return {
-      applied: current.length,
-      raised: notifications.filter((n) => n.type === 'alert.triggered').length,
-      resolved: notifications.filter((n) => n.type === 'alert.resolved').length,
-      latest,
-    };
+    const current = outcomes.flatMap((o) => {
+      const p = progress.get(o.target.policy_id);
+      return stillCurrent(o, p) ? [{ outcome: o, state: o.run ? { ...o.run, alertedUntil: p.state.alertedUntil } : p.state }] : [];
+    });
+    const result = await applyEvaluatedBuckets(
+      tx,
+      current.map(({ outcome, state }) => ({ subject: outcome.target, state, buckets: outcome.buckets })),
+      now,
+    );
+    await writeProgress(
+      tx,
+      current.map(({ outcome }) => ({
+        policyId: outcome.target.policy_id,
+        evaluatedUntil: outcome.evaluatedUntil,
+        state: result.results.get(outcome.target.policy_id)!.state,
+      })),
+    );
+    const latest = new Map([...result.results].map(([id, r]) => [id, r.latest]));
+    return { applied: current.length, raised: result.raised, resolved: result.resolved, latest };
   });
 }
 

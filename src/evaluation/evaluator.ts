@@ -1,19 +1,24 @@
 // Policy evaluation without HTTP: a cycle over every enabled policy (the worker) and the
 // evaluation of one policy's last closed bucket (POST /v1.0/policies/:id/evaluate). Both
-// read bucket numbers from ClickHouse first and then apply the verdicts in short Postgres
+// read bucket numbers from ClickHouse first (the buckets due and the buckets they are
+// compared with, in one query per period) and then apply the verdicts in short Postgres
 // transactions; `now` is injectable so tests need not wait for real minutes.
+import { runOver } from '../alerts/evaluationChanges.js';
 import type { Alert } from '../alerts/model.js';
-import { lastClosedBucket, type Bucket } from '../rollups/buckets.js';
-import { readBucketStats, statsOf, type BucketStatsTable } from '../rollups/bucketStats.js';
+import { writeDueReminders } from '../alerts/reminders.js';
+import { notFound } from '../errors.js';
+import { getEventDefinition } from '../events/store.js';
+import { bucketAt, lastClosedBucket, type Bucket } from '../rollups/buckets.js';
+import { statsOf, type BucketStatsTable } from '../rollups/bucketStats.js';
 import type { BucketStats, Period } from '../rollups/model.js';
+import { requireValidRule, withDefaults, type NewPolicy } from '../policies/operations.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
-import type { TimeRange } from '../time/range.js';
 import type { PostgresStore } from '../stores/postgres.js';
-import type { EvaluatedBucket } from './alertChanges.js';
 import { applyOutcomes, type PolicyOutcome } from './applyOutcomes.js';
+import { backtest, type BacktestPolicy, type BacktestResult } from './backtest.js';
+import { dueBucket, judgeDue, readDueStats, type DueBucket } from './dueBuckets.js';
 import { planEvaluation, type Plan } from './planner.js';
 import { loadEnabledTargets, loadTarget } from './targets.js';
-import { closedBucketVerdict, openBucketVerdict } from './verdict.js';
 
 export interface EvaluatorDeps {
   readonly postgres: PostgresStore;
@@ -33,6 +38,8 @@ export interface CycleReport {
   readonly skippedBuckets: number;
   readonly raised: number;
   readonly resolved: number;
+  /** alert.reminder notifications written. */
+  readonly reminders: number;
 }
 
 export interface ManualEvaluation {
@@ -44,6 +51,15 @@ export interface ManualEvaluation {
   readonly alert: Alert | null;
 }
 
+/** The due buckets of a plan: closed ones in order, then the open one (which may fire early). */
+const dueBucketsOf = (plan: Plan): DueBucket[] => [
+  ...plan.closed.map((b) => dueBucket(plan.target, b, false)),
+  ...(plan.open ? [dueBucket(plan.target, plan.open, true)] : []),
+];
+
+/** The id a backtested draft's alerts would carry: it is never stored. */
+const DRAFT_POLICY_ID = '00000000-0000-0000-0000-000000000000';
+
 export class PolicyEvaluator {
   private readonly now: () => number;
 
@@ -51,19 +67,25 @@ export class PolicyEvaluator {
     this.now = deps.now ?? Date.now;
   }
 
-  /** Evaluates every due bucket of every enabled policy: one ClickHouse query per period in use. */
+  /** Evaluates every due bucket of every enabled policy, one ClickHouse query per period in use, then writes due reminders. */
   async evaluateDuePolicies(): Promise<CycleReport> {
     const now = this.now();
     const plans = (await loadEnabledTargets(this.deps.postgres)).map((t) => planEvaluation(t, now, this.deps.graceMs));
     const outcomes: PolicyOutcome[] = [];
     for (const [period, group] of groupByPeriod(plans)) {
-      const stats = await this.readStats(period, group);
-      for (const plan of group) {
-        const outcome = outcomeOf(plan, stats);
+      const due = group.map((plan) => ({ plan, buckets: dueBucketsOf(plan) }));
+      const stats = await readDueStats(
+        this.deps.clickhouse,
+        period,
+        due.map((d) => ({ policy: d.plan.target, buckets: d.buckets })),
+      );
+      for (const { plan, buckets } of due) {
+        const outcome = outcomeOf(plan, buckets, stats);
         if (outcome) outcomes.push(outcome);
       }
     }
     const result = await applyOutcomes(this.deps.postgres, outcomes, new Date(now));
+    const reminders = await this.deps.postgres.transaction((tx) => writeDueReminders(tx, new Date(now)));
     const applied = outcomes.filter((o) => result.latest.has(o.target.policy_id));
     return {
       policies: plans.length,
@@ -71,44 +93,60 @@ export class PolicyEvaluator {
       skippedBuckets: plans.reduce((n, p) => n + p.skipped, 0),
       raised: result.raised,
       resolved: result.resolved,
+      reminders,
     };
   }
 
-  /** Evaluates the last bucket closed before `at` (default now) and applies the verdict. */
+  /**
+   * Evaluates the last bucket closed before `at` (default now) and applies the verdict. Its
+   * pending run is counted over the buckets before it, read in the same query, so the
+   * verdict is the one the worker would have reached; the worker's own progress is not moved.
+   */
   async evaluateLastClosedBucket(workspaceId: string, policyId: string, at?: number): Promise<ManualEvaluation> {
     const target = await loadTarget(this.deps.postgres, workspaceId, policyId);
-    const bucket = lastClosedBucket(target.period, target.timezone, at ?? this.now());
-    const stats = await readBucketStats(this.deps.clickhouse, {
-      period: target.period,
-      workspaceIds: new Set([workspaceId]),
-      eventIds: new Set([target.event_id]),
-      ranges: [{ from: bucket.start, to: bucket.end }],
-    });
-    const bucketStats = statsOf(stats, workspaceId, target.event_id, bucket.start);
-    const { value, verdict } = closedBucketVerdict(target, bucketStats);
+    const { period, timezone } = target;
+    const last = lastClosedBucket(period, timezone, at ?? this.now());
+    const run: Bucket[] = [last];
+    while (run.length < target.pending_buckets) run.unshift(bucketAt(period, timezone, run[0]!.start - 1));
+    const due = run.map((b) => dueBucket(target, b, false));
+    const stats = await readDueStats(this.deps.clickhouse, period, [{ policy: target, buckets: due }]);
+    const judged = due.map((d) => judgeDue(target, d, stats));
+    const bucket = judged[judged.length - 1]!;
     const result = await applyOutcomes(
       this.deps.postgres,
-      [{ target, buckets: [{ bucket, stats: bucketStats, value, verdict, early: false }], evaluatedUntil: null }],
+      [{ target, buckets: [bucket], evaluatedUntil: null, run: runOver(target, judged.slice(0, -1)) }],
       new Date(this.now()),
     );
     // The policy was deleted between the two reads.
     if (!result.latest.has(policyId)) await loadTarget(this.deps.postgres, workspaceId, policyId);
-    return { policy_id: policyId, bucket, stats: bucketStats, value, breached: verdict === 'breach', alert: result.latest.get(policyId) ?? null };
+    return {
+      policy_id: policyId,
+      bucket: last,
+      stats: statsOf(stats, workspaceId, target.event_id, last.start),
+      value: bucket.value,
+      breached: bucket.verdict === 'breach',
+      alert: result.latest.get(policyId) ?? null,
+    };
   }
 
-  private async readStats(period: Period, plans: readonly Plan[]): Promise<BucketStatsTable> {
-    const workspaceIds = new Set<string>();
-    const eventIds = new Set<string>();
-    const ranges: TimeRange[] = [];
-    for (const plan of plans) {
-      const buckets = plan.open ? [...plan.closed, plan.open] : plan.closed;
-      if (buckets.length === 0) continue;
-      workspaceIds.add(plan.target.workspace_id);
-      eventIds.add(plan.target.event_id);
-      ranges.push({ from: buckets[0]!.start, to: buckets[buckets.length - 1]!.end });
-    }
-    if (eventIds.size === 0) return new Map<string, BucketStats>();
-    return readBucketStats(this.deps.clickhouse, { period, workspaceIds, eventIds, ranges });
+  /** Backtests a stored policy (enabled or not) or a policy not created yet, over the buckets in [from, to) that have closed. */
+  async backtest(
+    workspaceId: string,
+    policy: { readonly policyId: string } | { readonly draft: NewPolicy },
+    range: { from: number; to: number },
+  ): Promise<BacktestResult> {
+    const subject =
+      'policyId' in policy ? await loadTarget(this.deps.postgres, workspaceId, policy.policyId) : await this.draftPolicy(workspaceId, policy.draft);
+    return backtest(this.deps.clickhouse, subject, range, this.now() - this.deps.graceMs);
+  }
+
+  /** A policy body as the backtest reads it: checked as a create would be, never stored. */
+  private async draftPolicy(workspaceId: string, draft: NewPolicy): Promise<BacktestPolicy> {
+    const fields = withDefaults(draft);
+    requireValidRule(fields);
+    const event = await getEventDefinition(this.deps.postgres, workspaceId, fields.event_id);
+    if (!event) throw notFound('event definition');
+    return { ...fields, workspace_id: workspaceId, policy_id: DRAFT_POLICY_ID, agent: event.agent, event: event.event, timezone: event.timezone };
   }
 }
 
@@ -123,16 +161,13 @@ function groupByPeriod(plans: readonly Plan[]): Map<Period, Plan[]> {
 }
 
 /** The verdicts of a plan's buckets; null when there is nothing to write. */
-function outcomeOf(plan: Plan, stats: BucketStatsTable): PolicyOutcome | null {
+function outcomeOf(plan: Plan, due: readonly DueBucket[], stats: BucketStatsTable): PolicyOutcome | null {
   const { target } = plan;
-  const judge = (bucket: Bucket, open: boolean): EvaluatedBucket => {
-    const s = statsOf(stats, target.workspace_id, target.event_id, bucket.start);
-    return { bucket, stats: s, early: open, ...(open ? openBucketVerdict(target, s) : closedBucketVerdict(target, s)) };
-  };
-  const buckets = plan.closed.map((b) => judge(b, false));
-  const early = plan.open && judge(plan.open, true);
-  if (early && early.verdict === 'breach') buckets.push(early);
+  // An open bucket counts only where it breaches for good (an early breach).
+  const buckets = due.map((d) => judgeDue(target, d, stats)).filter((b) => !b.early || b.verdict === 'breach');
   const moves = plan.evaluatedUntil !== target.evaluated_until?.getTime();
   if (!moves && buckets.length === 0) return null;
-  return { target, buckets, evaluatedUntil: plan.evaluatedUntil };
+  // Buckets skipped by the catch-up limit break any run: the next one starts afresh.
+  const run = plan.skipped > 0 ? { run: 0, runStart: null, runPeak: null, silentSince: null } : null;
+  return { target, buckets, evaluatedUntil: plan.evaluatedUntil, run };
 }

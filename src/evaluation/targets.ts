@@ -18,6 +18,11 @@ export type EvaluationTarget = Pick<
   | 'condition'
   | 'threshold'
   | 'severity'
+  | 'pending_buckets'
+  | 'recovery_threshold'
+  | 'no_data'
+  | 'compare_to'
+  | 'min_count'
   | 'updated_at'
   | 'evaluated_until'
 > &
@@ -25,7 +30,8 @@ export type EvaluationTarget = Pick<
 
 const SELECT_TARGETS = `
   SELECT p.policy_id, p.workspace_id, p.event_id, p.title, p.channel, p.period, p.aggregate, p.condition, p.threshold,
-         p.severity, p.updated_at, p.evaluated_until, e.agent, e.event, e.timezone
+         p.severity, p.pending_buckets, p.recovery_threshold, p.no_data, p.compare_to, p.min_count, p.updated_at,
+         p.evaluated_until, e.agent, e.event, e.timezone
   FROM policies AS p JOIN event_definitions AS e ON e.event_id = p.event_id AND e.user_id = p.workspace_id`;
 
 /** Every enabled policy of every workspace. */

@@ -4,10 +4,23 @@ import type { Period } from '../rollups/model.js';
 export const AGGREGATES = ['sum', 'count', 'average', 'min', 'max', 'p95_est', 'p99_est'] as const;
 export const CONDITIONS = ['gt', 'lt', 'eq', 'gte', 'lte'] as const;
 export const SEVERITIES = ['info', 'warning', 'error', 'critical'] as const;
+/** What an empty bucket means for the aggregates that have no value without logs. */
+export const NO_DATA = ['no_verdict', 'breach', 'ok'] as const;
+/** The bucket a comparison policy compares with. */
+export const COMPARE_TO = ['previous_bucket', 'previous_1d', 'previous_7d'] as const;
 
 export type Aggregate = (typeof AGGREGATES)[number];
 export type Condition = (typeof CONDITIONS)[number];
 export type Severity = (typeof SEVERITIES)[number];
+export type NoData = (typeof NO_DATA)[number];
+export type CompareTo = (typeof COMPARE_TO)[number];
+
+/** Bounds of the integer options, for the API schema and the checks alike. */
+export const LIMITS = {
+  pendingBuckets: { min: 1, max: 100 },
+  minCount: { min: 0, max: 1_000_000_000 },
+  renotifyMinutes: { min: 1, max: 10_080 },
+} as const;
 
 export interface Policy {
   policy_id: string;
@@ -22,6 +35,17 @@ export interface Policy {
   threshold: number;
   severity: Severity;
   enabled: boolean;
+  /** Consecutive breaching buckets needed to raise an alert. */
+  pending_buckets: number;
+  /** Hysteresis: an open alert resolves only on a value that fails the condition against this. */
+  recovery_threshold: number | null;
+  no_data: NoData;
+  /** With it, the value compared is the percentage change from the comparison bucket. */
+  compare_to: CompareTo | null;
+  /** A bucket (or comparison bucket) with fewer logs gives no verdict. */
+  min_count: number;
+  /** Reminder interval while an alert stays triggered; null = no reminders. */
+  renotify_minutes: number | null;
   created_at: Date;
   updated_at: Date;
   /** Closed buckets are evaluated up to here; null until a worker first sees the policy. */
@@ -31,7 +55,22 @@ export interface Policy {
 /** The fields a client sets; the rest is the service's. */
 export type PolicyFields = Pick<
   Policy,
-  'event_id' | 'title' | 'description' | 'channel' | 'period' | 'aggregate' | 'condition' | 'threshold' | 'severity' | 'enabled'
+  | 'event_id'
+  | 'title'
+  | 'description'
+  | 'channel'
+  | 'period'
+  | 'aggregate'
+  | 'condition'
+  | 'threshold'
+  | 'severity'
+  | 'enabled'
+  | 'pending_buckets'
+  | 'recovery_threshold'
+  | 'no_data'
+  | 'compare_to'
+  | 'min_count'
+  | 'renotify_minutes'
 >;
 
 export const POLICY_FIELDS: readonly (keyof PolicyFields)[] = [
@@ -45,7 +84,29 @@ export const POLICY_FIELDS: readonly (keyof PolicyFields)[] = [
   'threshold',
   'severity',
   'enabled',
+  'pending_buckets',
+  'recovery_threshold',
+  'no_data',
+  'compare_to',
+  'min_count',
+  'renotify_minutes',
 ];
+
+/** The fields a create may leave out, with what they then are: every default keeps the plain threshold rule. */
+export const POLICY_DEFAULTS = {
+  description: '',
+  channel: 'default',
+  enabled: true,
+  pending_buckets: 1,
+  recovery_threshold: null,
+  no_data: 'no_verdict',
+  compare_to: null,
+  min_count: 0,
+  renotify_minutes: null,
+} as const satisfies Partial<PolicyFields>;
+
+/** Fields that change what a bucket's verdict is: a pending run counted under the old rule ends when one changes. */
+export const VERDICT_FIELDS: readonly (keyof PolicyFields)[] = ['aggregate', 'condition', 'threshold', 'no_data', 'compare_to', 'min_count'];
 
 /** A policy as the API shows it: timestamps as ISO 8601 UTC with milliseconds. */
 export function policyJson(p: Policy) {
@@ -61,6 +122,12 @@ export function policyJson(p: Policy) {
     threshold: p.threshold,
     severity: p.severity,
     enabled: p.enabled,
+    pending_buckets: p.pending_buckets,
+    recovery_threshold: p.recovery_threshold,
+    no_data: p.no_data,
+    compare_to: p.compare_to,
+    min_count: p.min_count,
+    renotify_minutes: p.renotify_minutes,
     created_at: p.created_at.toISOString(),
     updated_at: p.updated_at.toISOString(),
   };

@@ -3,32 +3,32 @@
 import { notFound, validationFailed } from '../errors.js';
 import type { Page } from '../page.js';
 import type { PostgresStore, Queryable } from '../stores/postgres.js';
-import type { Policy, PolicyFields } from './model.js';
+import { POLICY_DEFAULTS, VERDICT_FIELDS, type Policy, type PolicyFields } from './model.js';
+import { ruleProblems, type RuleFields } from './ruleChecks.js';
 import { deletePolicyRow, eventExists, findPolicy, insertPolicy, listPolicyRows, updatePolicyRow } from './store.js';
 
-export type NewPolicy = Omit<PolicyFields, 'description' | 'channel' | 'enabled'> & Partial<Pick<PolicyFields, 'description' | 'channel' | 'enabled'>>;
+/** A create request: the required fields, and any of those with a default. */
+export type NewPolicy = Omit<PolicyFields, keyof typeof POLICY_DEFAULTS> & Partial<Pick<PolicyFields, keyof typeof POLICY_DEFAULTS>>;
 
-/** JSON cannot carry NaN or Infinity, but 1e999 parses to Infinity. */
-function requireFiniteThreshold(threshold: number | undefined): void {
-  if (threshold !== undefined && !Number.isFinite(threshold)) {
-    throw validationFailed([{ path: '/threshold', message: 'must be a finite number' }]);
-  }
+/** A create request with its defaults filled in. */
+export const withDefaults = (input: NewPolicy): PolicyFields => ({ ...POLICY_DEFAULTS, ...input });
+
+/** 400 naming each field of a rule that does not hold together. */
+export function requireValidRule(rule: RuleFields): void {
+  const problems = ruleProblems(rule);
+  if (problems.length > 0) throw validationFailed(problems);
 }
 
-async function requireEvent(db: Queryable, workspaceId: string, eventId: string): Promise<void> {
+export async function requireEvent(db: Queryable, workspaceId: string, eventId: string): Promise<void> {
   if (!(await eventExists(db, workspaceId, eventId))) throw notFound('event definition');
 }
 
 export async function createPolicy(db: PostgresStore, workspaceId: string, input: NewPolicy): Promise<Policy> {
-  requireFiniteThreshold(input.threshold);
+  const fields = withDefaults(input);
+  requireValidRule(fields);
   return db.transaction(async (tx) => {
-    await requireEvent(tx, workspaceId, input.event_id);
-    return insertPolicy(tx, workspaceId, {
-      ...input,
-      description: input.description ?? '',
-      channel: input.channel ?? 'default',
-      enabled: input.enabled ?? true,
-    });
+    await requireEvent(tx, workspaceId, fields.event_id);
+    return insertPolicy(tx, workspaceId, fields);
   });
 }
 
@@ -43,23 +43,29 @@ export function listPolicies(db: Queryable, workspaceId: string, page: Page): Pr
 }
 
 /**
- * Applies the given changes. A policy that now watches another event or period, or that
- * is enabled again, restarts its evaluation from the last closed bucket (evaluated_until
- * back to NULL): buckets of the old rule, or of the time it was off, are not evaluated.
+ * Applies the given changes, checked together with the fields they leave unchanged. A policy
+ * that now watches another event or period, or that is enabled again, restarts its
+ * evaluation from the last closed bucket (evaluated_until back to NULL): buckets of the old
+ * rule, or of the time it was off, are not evaluated. A change to what decides a bucket's
+ * verdict ends a pending run counted under the old rule.
  */
 export async function updatePolicy(db: PostgresStore, workspaceId: string, policyId: string, changes: Partial<PolicyFields>): Promise<Policy> {
-  requireFiniteThreshold(changes.threshold);
   return db.transaction(async (tx) => {
     const current = await findPolicy(tx, workspaceId, policyId, true);
     if (!current) throw notFound('policy');
+    requireValidRule({ ...current, ...definedOnly(changes) });
     if (changes.event_id !== undefined && changes.event_id !== current.event_id) await requireEvent(tx, workspaceId, changes.event_id);
     const restarts =
       (changes.event_id !== undefined && changes.event_id !== current.event_id) ||
       (changes.period !== undefined && changes.period !== current.period) ||
       (changes.enabled === true && !current.enabled);
-    return updatePolicyRow(tx, workspaceId, policyId, changes, restarts);
+    const rejudges = VERDICT_FIELDS.some((name) => changes[name] !== undefined && changes[name] !== current[name]);
+    return updatePolicyRow(tx, workspaceId, policyId, changes, restarts ? 'restart' : rejudges ? 'new_run' : 'keep');
   });
 }
+
+/** The changes a client made: an absent field (undefined) keeps the current value; null is a value. */
+const definedOnly = <T extends object>(changes: T): Partial<T> => Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 /** Deletes the policy; its alerts stay (they copy the rule) and can still be resolved or archived. */
 export async function deletePolicy(db: Queryable, workspaceId: string, policyId: string): Promise<void> {

@@ -5,8 +5,7 @@ import type { Page } from '../page.js';
 import type { Queryable } from '../stores/postgres.js';
 import { POLICY_FIELDS, type Policy, type PolicyFields } from './model.js';
 
-const COLUMNS = `policy_id, workspace_id, event_id, title, description, channel, period, aggregate, condition, threshold,
-  severity, enabled, created_at, updated_at, evaluated_until`;
+const COLUMNS = `policy_id, workspace_id, ${POLICY_FIELDS.join(', ')}, created_at, updated_at, evaluated_until`;
 
 export async function eventExists(db: Queryable, workspaceId: string, eventId: string): Promise<boolean> {
   const rows = await db.query('SELECT 1 FROM event_definitions WHERE user_id = $1 AND event_id = $2', [workspaceId, eventId]);
@@ -40,17 +39,28 @@ export function listPolicyRows(db: Queryable, workspaceId: string, page: Page): 
   );
 }
 
-/** Writes the given fields; `restartEvaluation` sets evaluated_until back to NULL. */
+/**
+ * What an update does to the evaluation state kept with the policy: keep it, start a new
+ * pending run (the verdict rule changed), or restart evaluation from the last closed bucket.
+ */
+export type EvaluationReset = 'keep' | 'new_run' | 'restart';
+
+const RESETS: Record<EvaluationReset, string[]> = {
+  keep: [],
+  new_run: ['breach_run = 0', 'breach_started_at = NULL', 'breach_peak = NULL'],
+  restart: ['evaluated_until = NULL', 'breach_run = 0', 'breach_started_at = NULL', 'breach_peak = NULL', 'silent_since = NULL'],
+};
+
+/** Writes the given fields (undefined = unchanged), and resets the evaluation state as told. */
 export async function updatePolicyRow(
   db: Queryable,
   workspaceId: string,
   policyId: string,
   changes: Partial<PolicyFields>,
-  restartEvaluation: boolean,
+  reset: EvaluationReset,
 ): Promise<Policy> {
   const fields = POLICY_FIELDS.filter((name) => changes[name] !== undefined).map((name) => [name, changes[name]] as const);
-  const sets = fields.map(([name], i) => `${name} = $${i + 3}`);
-  if (restartEvaluation) sets.push('evaluated_until = NULL');
+  const sets = [...fields.map(([name], i) => `${name} = $${i + 3}`), ...RESETS[reset]];
   const rows = await db.query<Policy>(
     `UPDATE policies SET ${[...sets, 'updated_at = now()'].join(', ')}
      WHERE workspace_id = $1 AND policy_id = $2 RETURNING ${COLUMNS}`,

@@ -1,21 +1,31 @@
-// Stores that count the queries sent through them, to report what one cycle costs.
+// Stores that count the queries sent through them, and time them, to report what one cycle
+// costs and how much of its time the engines take.
 import type { ClickHouseStore } from '../../../src/stores/clickhouse.js';
 import type { PostgresStore, Queryable } from '../../../src/stores/postgres.js';
 
 export interface QueryCounts {
   postgresStatements: number;
   postgresTransactions: number;
+  /** Wall time inside Postgres statements (transactions' own BEGIN/COMMIT excluded), ms. */
+  postgresMs: number;
   /** ClickHouse queries by rollup table read (or 'other'). */
   clickhouse: Map<string, number>;
+  /** Wall time inside ClickHouse queries, results read included, ms. */
+  clickhouseMs: number;
 }
 
-export const newCounts = (): QueryCounts => ({ postgresStatements: 0, postgresTransactions: 0, clickhouse: new Map() });
+export const newCounts = (): QueryCounts => ({ postgresStatements: 0, postgresTransactions: 0, postgresMs: 0, clickhouse: new Map(), clickhouseMs: 0 });
 
 export function countingPostgres(store: PostgresStore, counts: QueryCounts): PostgresStore {
   const counted = (q: Queryable): Queryable => ({
-    query(text, params) {
+    async query(text, params) {
       counts.postgresStatements += 1;
-      return q.query(text, params);
+      const started = performance.now();
+      try {
+        return await q.query(text, params);
+      } finally {
+        counts.postgresMs += performance.now() - started;
+      }
     },
   });
   return {
@@ -30,10 +40,22 @@ export function countingPostgres(store: PostgresStore, counts: QueryCounts): Pos
 
 export function countingClickHouse(store: ClickHouseStore, counts: QueryCounts): ClickHouseStore {
   const client = store.client;
-  const query = ((params: { query: string }) => {
+  const query = (async (params: { query: string }) => {
     const table = /FROM (rollup_\w+)/.exec(params.query)?.[1] ?? 'other';
     counts.clickhouse.set(table, (counts.clickhouse.get(table) ?? 0) + 1);
-    return client.query(params as Parameters<typeof client.query>[0]);
+    const started = performance.now();
+    const result = await client.query(params as Parameters<typeof client.query>[0]);
+    // Time until the rows are read too: wrap json() so its time counts.
+    const json = result.json.bind(result);
+    return Object.assign(result, {
+      json: async () => {
+        try {
+          return await json();
+        } finally {
+          counts.clickhouseMs += performance.now() - started;
+        }
+      },
+    });
   }) as typeof client.query;
   return { ...store, client: Object.assign(Object.create(client) as typeof client, { query }) };
 }

@@ -1,5 +1,6 @@
 // Policies (docs/api.md, Policies and evaluation) and the on-demand evaluation of one policy.
 import { alertJson } from '../../alerts/model.js';
+import { validationFailed } from '../../errors.js';
 import type { PolicyEvaluator } from '../../evaluation/evaluator.js';
 import { policyJson } from '../../policies/model.js';
 import { createPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from '../../policies/operations.js';
@@ -8,7 +9,17 @@ import { alertResponseSchema } from '../alerts/schemas.js';
 import { pageOf } from '../../page.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
-import { createPolicySchema, evaluateBodySchema, listPoliciesQuerySchema, policyResponseSchema, updatePolicySchema } from './schemas.js';
+import { MAX_AGE_MS, MAX_AHEAD_MS } from '../logs/schema.js';
+import {
+  backtestBodySchema,
+  backtestDraftBodySchema,
+  backtestResponseSchema,
+  createPolicySchema,
+  evaluateBodySchema,
+  listPoliciesQuerySchema,
+  policyResponseSchema,
+  updatePolicySchema,
+} from './schemas.js';
 
 export interface PolicyRoutesDeps {
   readonly postgres: PostgresStore;
@@ -35,6 +46,30 @@ const evaluationResponseSchema = {
     alert: { anyOf: [alertResponseSchema, { type: 'null' }], description: 'The alert created or changed, or null.' },
   },
 } as const;
+
+const DAY_MS = 86_400_000;
+const DEFAULT_BACKTEST_MS = 7 * DAY_MS;
+
+/** An instant where logs can be (30 days back to 1 day ahead, like a log's occurred_at): there is no data anywhere else. */
+function inDataRange(path: string, iso: string, now: number): number {
+  const at = Date.parse(iso);
+  if (at < now - MAX_AGE_MS || at > now + MAX_AHEAD_MS) {
+    throw validationFailed([{ path, message: `must lie between ${MAX_AGE_MS / DAY_MS} days before and ${MAX_AHEAD_MS / DAY_MS} day after now` }]);
+  }
+  return at;
+}
+
+/** A backtest's range: by default the last 7 days; `from` before `to`, both where logs can be. */
+function backtestRange(body: { from?: string; to?: string }): { from: number; to: number } {
+  const now = Date.now();
+  const to = body.to === undefined ? now : inDataRange('/to', body.to, now);
+  const from = body.from === undefined ? Math.max(to - DEFAULT_BACKTEST_MS, now - MAX_AGE_MS) : inDataRange('/from', body.from, now);
+  if (from >= to) throw validationFailed([{ path: '/from', message: 'must be before to' }]);
+  return { from, to };
+}
+
+const backtestDescription =
+  'The alerts the policy would have raised over the stored rollups, with every rule applied (pending runs, recovery threshold, no data, comparison), oldest first. Nothing is stored, nothing is sent. The range defaults to the last 7 days; from is at most 30 days back.';
 
 export function policyRoutes({ postgres, evaluator }: PolicyRoutesDeps): ApiRouter {
   const api = new ApiRouter('policies', '/v1.0/policies', ['policyID']);
@@ -116,12 +151,12 @@ export function policyRoutes({ postgres, evaluator }: PolicyRoutesDeps): ApiRout
       path: '/:policyID/evaluate',
       summary: 'Evaluate a policy now',
       description:
-        "Evaluates the last bucket closed before `at` (default now) and applies the verdict: a breach raises or updates the open alert, a bucket that no longer breaches resolves it. Works on disabled policies too; the worker's own progress is not moved.",
+        "Evaluates the last bucket closed before `at` (default now; at most 30 days back and 1 day ahead) and applies the verdict with every rule of the policy: a breach that completes the pending run raises or updates the open alert, a bucket that no longer breaches (past the recovery threshold, if any) resolves it. Works on disabled policies too; the worker's own progress is not moved.",
       body: evaluateBodySchema,
       responses: { 200: { description: 'The verdict.', schema: evaluationResponseSchema }, ...errors },
     },
     async (ctx, { body }) => {
-      const at = body.at === undefined ? undefined : Date.parse(body.at);
+      const at = body.at === undefined ? undefined : inDataRange('/at', body.at, Date.now());
       const r = await evaluator.evaluateLastClosedBucket(workspaceOf(ctx), ctx.params.policyID!, at);
       ctx.body = {
         policy_id: r.policy_id,
@@ -134,6 +169,34 @@ export function policyRoutes({ postgres, evaluator }: PolicyRoutesDeps): ApiRout
         breached: r.breached,
         alert: r.alert && alertJson(r.alert),
       };
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/backtest',
+      summary: 'Backtest a policy before creating it',
+      description: `${backtestDescription} The policy is checked as a create would check it.`,
+      body: backtestDraftBodySchema,
+      responses: { 200: { description: 'What the policy would have raised.', schema: backtestResponseSchema }, ...errors },
+    },
+    async (ctx, { body }) => {
+      ctx.body = await evaluator.backtest(workspaceOf(ctx), { draft: body.policy }, backtestRange(body));
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/:policyID/backtest',
+      summary: 'Backtest a policy',
+      description: `${backtestDescription} A disabled policy can be backtested too.`,
+      body: backtestBodySchema,
+      responses: { 200: { description: 'What the policy would have raised.', schema: backtestResponseSchema }, ...errors },
+    },
+    async (ctx, { body }) => {
+      ctx.body = await evaluator.backtest(workspaceOf(ctx), { policyId: ctx.params.policyID! }, backtestRange(body));
     },
   );
 

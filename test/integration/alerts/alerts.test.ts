@@ -157,16 +157,23 @@ describe('alerts API', function () {
     }
   });
 
-  it('keeps one open alert per policy: a breach with an open alert updates it, a new one follows a resolve', async () => {
+  it('keeps one open alert per policy: a breach with an open alert updates it; after a manual resolve only a later breaching bucket raises', async () => {
     const { policyId, alert } = await triggeredAlert();
-    const again = await svc.request('POST', `/v1.0/policies/${policyId}/evaluate`, { token, body: { at: new Date(t0 + MINUTE).toISOString() } });
+    const evaluateAt = (minutes: number) =>
+      svc.request('POST', `/v1.0/policies/${policyId}/evaluate`, { token, body: { at: new Date(t0 + minutes * MINUTE).toISOString() } });
+    const again = await evaluateAt(1);
     expect(again.body.alert.alert_id).to.equal(alert.alert_id);
     expect((await act(alert.alert_id, 'resolve')).status).to.equal(200);
-    const next = await svc.request('POST', `/v1.0/policies/${policyId}/evaluate`, { token, body: { at: new Date(t0 + MINUTE).toISOString() } });
-    expect(next.body.alert.alert_id).not.to.equal(alert.alert_id);
-    expect(next.body.alert.status).to.equal('triggered');
-    const clear = await svc.request('POST', `/v1.0/policies/${policyId}/evaluate`, { token, body: { at: new Date(t0 + 3 * MINUTE).toISOString() } });
+    // The bucket that raised the alert still breaches, but the alert already covered it.
+    const same = await evaluateAt(1);
+    expect(same.body).to.include({ breached: true, alert: null });
+    const clear = await evaluateAt(3);
     expect(clear.body).to.include({ breached: false, value: null, count: 0 });
     expect(clear.body.alert).to.equal(null);
+    await ingestAt(svc.stores, ws, 'errors', [[9, t0 + 4 * MINUTE + 1000]], 'api');
+    const next = await evaluateAt(5);
+    expect(next.body.alert.alert_id).not.to.equal(alert.alert_id);
+    expect(next.body.alert).to.include({ status: 'triggered', value: 9 });
+    expect((await outboxOf(svc.stores, policyId)).map((o) => o.type)).to.deep.equal(['alert.triggered', 'alert.resolved', 'alert.triggered']);
   });
 });

@@ -1,0 +1,64 @@
+// The buckets a policy judges, each with the bucket it is compared with (compare_to), their
+// numbers read in one ClickHouse query for many policies of a period, and the verdict on
+// each. Shared by the worker, the on-demand evaluation and the backtest.
+import type { JudgedBucket } from '../alerts/evaluationChanges.js';
+import type { Bucket } from '../rollups/buckets.js';
+import { readBucketStats, statsOf, type BucketStatsTable } from '../rollups/bucketStats.js';
+import type { Period } from '../rollups/model.js';
+import type { ClickHouseStore } from '../stores/clickhouse.js';
+import type { TimeRange } from '../time/range.js';
+import { comparisonBucketOf } from './comparison.js';
+import type { EvaluationTarget } from './targets.js';
+import { judgeBucket } from './verdict.js';
+
+/** The policy fields that decide which buckets are read and how they are judged. */
+export type JudgingPolicy = Pick<
+  EvaluationTarget,
+  'workspace_id' | 'event_id' | 'period' | 'timezone' | 'aggregate' | 'condition' | 'threshold' | 'recovery_threshold' | 'no_data' | 'compare_to' | 'min_count'
+>;
+
+/** A bucket due for a policy, with its comparison bucket when the policy has one. */
+export interface DueBucket {
+  readonly bucket: Bucket;
+  readonly comparison: Bucket | null;
+  /** Still open: only a breach no later log can undo counts. */
+  readonly open: boolean;
+}
+
+export function dueBucket(policy: JudgingPolicy, bucket: Bucket, open: boolean): DueBucket {
+  const comparison = policy.compare_to === null ? null : comparisonBucketOf(policy.period, policy.timezone, bucket, policy.compare_to);
+  return { bucket, comparison, open };
+}
+
+/** The numbers of every due bucket of these policies (all of one period) and of every bucket they are compared with, in one query. */
+export async function readDueStats(
+  clickhouse: ClickHouseStore,
+  period: Period,
+  policies: readonly { readonly policy: JudgingPolicy; readonly buckets: readonly DueBucket[] }[],
+): Promise<BucketStatsTable> {
+  const workspaceIds = new Set<string>();
+  const eventIds = new Set<string>();
+  const ranges: TimeRange[] = [];
+  for (const { policy, buckets } of policies) {
+    if (buckets.length === 0) continue;
+    workspaceIds.add(policy.workspace_id);
+    eventIds.add(policy.event_id);
+    // The span of the buckets due, and the span of the buckets they are compared with.
+    ranges.push({ from: buckets[0]!.bucket.start, to: buckets[buckets.length - 1]!.bucket.end });
+    const first = buckets[0]!.comparison;
+    const last = buckets[buckets.length - 1]!.comparison;
+    if (first && last) ranges.push({ from: first.start, to: last.end });
+  }
+  if (eventIds.size === 0) return new Map();
+  return readBucketStats(clickhouse, { period, workspaceIds, eventIds, ranges });
+}
+
+export function judgeDue(policy: JudgingPolicy, due: DueBucket, stats: BucketStatsTable): JudgedBucket {
+  const of = (b: Bucket) => statsOf(stats, policy.workspace_id, policy.event_id, b.start);
+  return judgeBucket(policy, {
+    bucket: due.bucket,
+    stats: of(due.bucket),
+    comparison: due.comparison && { bucket: due.comparison, stats: of(due.comparison) },
+    open: due.open,
+  });
+}
