@@ -19,6 +19,7 @@ import { publicRoutes } from './http/public/routes.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errorHandler.js';
 import { jsonBody } from './http/middleware/jsonBody.js';
+import { admitLogs } from './http/logs/admission.js';
 import { requestContext } from './http/middleware/requestContext.js';
 import { securityHeaders } from './http/middleware/securityHeaders.js';
 import { openApiRouter } from './http/openapi.js';
@@ -43,7 +44,7 @@ export function apiRouters(services: Services): ApiRouters {
   const { config, stores, metrics, ingestor, evaluator, delivery } = services;
   const { postgres } = stores;
   const workspace = [
-    { plane: 'logs', router: logRoutes(ingestor, metrics) },
+    { plane: 'logs', router: logRoutes(ingestor, metrics, config.ingest.maxBatchRecords) },
     { plane: 'control', router: eventRoutes(services.events) },
     { plane: 'control', router: analyticsRoutes(stores) },
     { plane: 'control', router: policyRoutes({ postgres, evaluator }) },
@@ -78,6 +79,8 @@ export function buildApp(services: Services, planes: ReadonlySet<Plane>): Koa<Ap
 
   // Everything below needs a workspace token, including routes that do not exist.
   app.use(authenticate(services.tokens));
+  // Before the body is read: refusing an overloading client must cost next to nothing.
+  if (planes.has('logs') && services.admission) app.use(admitLogs(services.admission));
   app.use(jsonBody());
   for (const { plane, router } of routers.workspace) {
     if (planes.has(plane)) app.use(router.router.routes()).use(router.router.allowedMethods({ throw: true }));

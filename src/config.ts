@@ -46,14 +46,26 @@ export interface EventsConfig {
 }
 
 export interface IngestConfig {
-  /** INGEST_QUEUE_MAX_RECORDS: records waiting for their insert; a batch that does not fit is answered 503. @default 200000 */
-  readonly queueMaxRecords: number;
-  /** INGEST_BATCH_MAX_RECORDS: a flush starts as soon as this many records wait. @default 50000 */
-  readonly batchMaxRecords: number;
-  /** INGEST_FLUSH_INTERVAL_MS: ... or when the oldest waiting record has waited this long. @default 50 */
+  /** INGEST_MAX_BATCH_RECORDS: records one POST /v1.0/logs may carry; more is answered 400. @default 250 */
+  readonly maxBatchRecords: number;
+  /** JOURNAL_DIR: the write-ahead journal of this process (one per ingest process). @default DATA_DIR/journal */
+  readonly journalDir: string;
+  /** INGEST_JOURNAL_MAX_BYTES: journal bytes not yet in ClickHouse; past it, batches are answered 503. @default 1073741824 (1 GiB) */
+  readonly journalMaxBytes: number;
+  /** INGEST_JOURNAL_SEGMENT_BYTES: a journal segment file is closed and a new one begun past this size. @default 67108864 (64 MiB) */
+  readonly journalSegmentBytes: number;
+  /** INGEST_INSERT_BLOCK_RECORDS: the journal writer inserts as soon as this many records wait. @default 50000 */
+  readonly insertBlockRecords: number;
+  /** INGEST_FLUSH_INTERVAL_MS: ... or when the oldest journaled record has waited this long. @default 250 */
   readonly flushIntervalMs: number;
-  /** INGEST_CONCURRENT_INSERTS: inserts that may run at once. @default 2 */
-  readonly concurrentInserts: number;
+  /** INGEST_WORKSPACE_RECORDS_PER_S: records per second one workspace may send; past it, 429. @default null (a fair share of the measured capacity) */
+  readonly workspaceRecordsPerS: number | null;
+  /** INGEST_WORKSPACE_BURST_S: a workspace may send this many seconds' worth of its rate at once. @default 3 */
+  readonly workspaceBurstS: number;
+  /** INGEST_MAX_CONCURRENT_REQUESTS: log requests handled at once (each workspace a fair share); beyond, 429 before reading the body. @default 48 */
+  readonly maxConcurrentRequests: number;
+  /** INGEST_SHUTDOWN_DRAIN_MS: at shutdown the journal writer drains for at most this long; the rest is replayed at the next start. @default 10000 */
+  readonly shutdownDrainMs: number;
   /** INGEST_DEDUP_MAX_IDS: client log_ids remembered for idempotency; beyond this the 10-minute window shrinks. @default 10000000 */
   readonly dedupMaxIds: number;
 }
@@ -229,11 +241,19 @@ export function loadConfig(env: Env = process.env): Config {
     read.problems.push('ADMIN_TOKEN must be at least 16 characters long (got a shorter value)');
   }
 
+  const dataDir = path.resolve(read.string('DATA_DIR', './data'));
+  const workspaceRate = read.raw('INGEST_WORKSPACE_RECORDS_PER_S');
   const ingest: IngestConfig = {
-    queueMaxRecords: read.integer('INGEST_QUEUE_MAX_RECORDS', 200_000, 250, 10_000_000),
-    batchMaxRecords: read.integer('INGEST_BATCH_MAX_RECORDS', 50_000, 1, 1_000_000),
-    flushIntervalMs: read.integer('INGEST_FLUSH_INTERVAL_MS', 50, 0, 10_000),
-    concurrentInserts: read.integer('INGEST_CONCURRENT_INSERTS', 2, 1, 16),
+    maxBatchRecords: read.integer('INGEST_MAX_BATCH_RECORDS', 250, 250, 10_000),
+    journalDir: path.resolve(read.string('JOURNAL_DIR', path.join(dataDir, 'journal'))),
+    journalMaxBytes: read.integer('INGEST_JOURNAL_MAX_BYTES', 1024 ** 3, 1024 ** 2, 1024 ** 4),
+    journalSegmentBytes: read.integer('INGEST_JOURNAL_SEGMENT_BYTES', 64 * 1024 ** 2, 64 * 1024, 1024 ** 3),
+    insertBlockRecords: read.integer('INGEST_INSERT_BLOCK_RECORDS', 50_000, 1, 1_000_000),
+    flushIntervalMs: read.integer('INGEST_FLUSH_INTERVAL_MS', 250, 0, 10_000),
+    workspaceRecordsPerS: workspaceRate === undefined ? null : read.integer('INGEST_WORKSPACE_RECORDS_PER_S', 0, 1, 100_000_000),
+    workspaceBurstS: read.integer('INGEST_WORKSPACE_BURST_S', 3, 1, 3_600),
+    maxConcurrentRequests: read.integer('INGEST_MAX_CONCURRENT_REQUESTS', 48, 1, 100_000),
+    shutdownDrainMs: read.integer('INGEST_SHUTDOWN_DRAIN_MS', 10_000, 0, 600_000),
     dedupMaxIds: read.integer('INGEST_DEDUP_MAX_IDS', 10_000_000, 1_000, 1_000_000_000),
   };
 
@@ -246,7 +266,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const config: Config = {
     role: read.oneOf('ROLE', ROLES, 'all'),
-    dataDir: path.resolve(read.string('DATA_DIR', './data')),
+    dataDir,
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     http: {
       host: read.string('HOST', '127.0.0.1'),
@@ -288,9 +308,6 @@ export function loadConfig(env: Env = process.env): Config {
 
   if (logsPort !== null && logsPort !== 0 && logsPort === port) {
     read.problems.push(`LOGS_PORT must differ from PORT (both are ${port})`);
-  }
-  if (ingest.batchMaxRecords > ingest.queueMaxRecords) {
-    read.problems.push(`INGEST_BATCH_MAX_RECORDS (${ingest.batchMaxRecords}) must not exceed INGEST_QUEUE_MAX_RECORDS (${ingest.queueMaxRecords})`);
   }
 
   if (read.problems.length > 0) throw new ConfigError(read.problems);

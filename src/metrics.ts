@@ -1,12 +1,18 @@
 import client from 'prom-client';
+import type { JournalBacklog } from './ingest/journal/journal.js';
 
 /** One registry per process (and per test app), holding every metric the service exports. */
 export function createMetrics() {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, prefix: 'alertmon_' });
 
+  let journalBacklog: () => JournalBacklog | null = () => null;
   const metrics = {
     registry,
+    /** Lets the oldest-age gauge read the journal of this process at each scrape. */
+    registerJournal(backlog: () => JournalBacklog) {
+      journalBacklog = backlog;
+    },
     httpRequests: new client.Counter({
       name: 'alertmon_http_requests_total',
       help: 'HTTP requests answered, by method, route and status.',
@@ -15,7 +21,63 @@ export function createMetrics() {
     }),
     ingestedRecords: new client.Counter({
       name: 'alertmon_ingested_records_total',
-      help: 'Log records stored in ClickHouse (retried duplicates excluded).',
+      help: 'Log records stored in ClickHouse by the journal writer (retried duplicates excluded).',
+      registers: [registry],
+    }),
+    acceptedRecords: new client.Counter({
+      name: 'alertmon_accepted_records_total',
+      help: 'Log records journaled and answered 200 (retried duplicates excluded).',
+      registers: [registry],
+    }),
+    refusedRequests: new client.Counter({
+      name: 'alertmon_ingest_refused_requests_total',
+      help: 'POST /v1.0/logs requests refused before storing anything, by status (429, 503) and reason.',
+      labelNames: ['status', 'reason'] as const,
+      registers: [registry],
+    }),
+    ingestCapacity: new client.Gauge({
+      name: 'alertmon_ingest_capacity_records_per_second',
+      help: 'Records per second this process journals when saturated, as measured; workspaces share it when INGEST_WORKSPACE_RECORDS_PER_S is unset.',
+      registers: [registry],
+    }),
+    journalBacklogRecords: new client.Gauge({
+      name: 'alertmon_journal_backlog_records',
+      help: 'Log records journaled (answered 200) and not yet in ClickHouse.',
+      registers: [registry],
+    }),
+    journalBacklogBytes: new client.Gauge({
+      name: 'alertmon_journal_backlog_bytes',
+      help: 'Journal bytes not yet in ClickHouse; appends past INGEST_JOURNAL_MAX_BYTES are answered 503.',
+      registers: [registry],
+    }),
+    journalOldestAgeSeconds: new client.Gauge({
+      name: 'alertmon_journal_oldest_age_seconds',
+      help: 'Age of the oldest journaled record not yet in ClickHouse (0 when none): how far behind the rollups are.',
+      registers: [registry],
+      collect() {
+        const oldest = journalBacklog()?.oldestJournaledAt ?? null;
+        this.set(oldest === null ? 0 : (Date.now() - oldest) / 1000);
+      },
+    }),
+    journalFsyncSeconds: new client.Histogram({
+      name: 'alertmon_journal_fsync_seconds',
+      help: 'Duration of one journal write + fdatasync (one group commit).',
+      buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers: [registry],
+    }),
+    journalDamagedBytes: new client.Counter({
+      name: 'alertmon_journal_damaged_bytes_total',
+      help: 'Damaged journal bytes found in the middle of the journal at start-up (kept under JOURNAL_DIR/damaged; their records were lost).',
+      registers: [registry],
+    }),
+    journalRefusedRecords: new client.Counter({
+      name: 'alertmon_journal_refused_records_total',
+      help: 'Journaled records ClickHouse refused; their batches were set aside under JOURNAL_DIR/refused.',
+      registers: [registry],
+    }),
+    clickhouseInsertFailures: new client.Counter({
+      name: 'alertmon_clickhouse_insert_failures_total',
+      help: 'Journal inserts that failed and were retried with the same deduplication token.',
       registers: [registry],
     }),
     duplicateRecords: new client.Counter({
@@ -25,14 +87,17 @@ export function createMetrics() {
     }),
     rejectedRecords: new client.Counter({
       name: 'alertmon_rejected_records_total',
-      help: 'Log records refused, by reason (invalid, overload, storage_error).',
+      help: 'Log records refused, by reason (invalid, definition_limit, journal_full, storage_error).',
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
     ingestQueueDepth: new client.Gauge({
       name: 'alertmon_ingest_queue_depth',
-      help: 'Log records waiting for their ClickHouse insert.',
+      help: 'Log records waiting for their ClickHouse insert (the journal backlog).',
       registers: [registry],
+      collect() {
+        this.set(journalBacklog()?.records ?? 0);
+      },
     }),
     dedupWindowSeconds: new client.Gauge({
       name: 'alertmon_dedup_window_seconds',
@@ -46,13 +111,13 @@ export function createMetrics() {
     }),
     clickhouseInsertSeconds: new client.Histogram({
       name: 'alertmon_clickhouse_insert_seconds',
-      help: 'Duration of one group-commit insert into ClickHouse.',
+      help: 'Duration of one journal block insert into ClickHouse.',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
     clickhouseInsertRows: new client.Histogram({
       name: 'alertmon_clickhouse_insert_rows',
-      help: 'Rows written by one group-commit insert into ClickHouse.',
+      help: 'Rows written by one journal block insert into ClickHouse.',
       buckets: [1, 10, 100, 1000, 5000, 10000, 25000, 50000, 100000],
       registers: [registry],
     }),

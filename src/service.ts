@@ -34,8 +34,10 @@ export async function startService(config: Config, logger: Logger, options: Star
   const stores = options.stores ?? (await openStores(storeOptions(config)));
   const servers: http.Server[] = [];
   let tasks: BackgroundTask[] = [];
+  let builtServices: Services | null = null;
   try {
     const services = await buildServices(config, stores, logger);
+    builtServices = services;
     const { host, port, logsPort } = config.http;
 
     const mainPlanes = new Set<Plane>();
@@ -74,7 +76,7 @@ export async function startService(config: Config, logger: Logger, options: Star
         closing ??= (async () => {
           await Promise.all(servers.map((s) => stopServer(s, config.http.shutdownTimeoutMs)));
           await stopTasks(tasks);
-          await services.ingestor?.drain();
+          await services.ingestor?.close(config.ingest.shutdownDrainMs);
           if (!options.stores) await stores.close();
         })();
         return closing;
@@ -83,6 +85,7 @@ export async function startService(config: Config, logger: Logger, options: Star
   } catch (err) {
     await Promise.all(servers.map((s) => stopServer(s, 0)));
     await stopTasks(tasks);
+    await builtServices?.ingestor?.close(0);
     if (!options.stores) await stores.close();
     throw err;
   }

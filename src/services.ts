@@ -8,6 +8,7 @@ import { PolicyEvaluator } from './evaluation/evaluator.js';
 import { EventDirectory } from './events/eventDirectory.js';
 import type { EventsDeps } from './events/operations.js';
 import { TimezoneCatalog } from './events/timezones.js';
+import { Admission } from './ingest/admission.js';
 import { LogIngestor } from './ingest/logIngestor.js';
 import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -23,6 +24,8 @@ export interface Services {
   readonly timezones: TimezoneCatalog;
   /** Present in processes that ingest logs (ROLE all or ingest), ready to take them. */
   readonly ingestor: LogIngestor | null;
+  /** Admission control of POST /v1.0/logs, where this process ingests. */
+  readonly admission: Admission | null;
   readonly events: EventsDeps;
   readonly evaluator: PolicyEvaluator;
   readonly delivery: DeliveryDeps;
@@ -35,16 +38,21 @@ export interface ServiceOptions {
   readonly now?: () => number;
 }
 
+/**
+ * The ingest pipeline over config.ingest.journalDir: its journal recovered and replaying,
+ * its idempotency window loaded. The one way to build one (tests that need a second one, as
+ * another process would have, call it with a directory and a journal of their own).
+ */
+export function openIngestor(config: Config, stores: Stores, directory: EventDirectory, metrics: Metrics, logger: Logger): Promise<LogIngestor> {
+  return LogIngestor.open({ clickhouse: stores.clickhouse, directory, config: config.ingest, metrics, logger });
+}
+
 /** Builds every service this process's role needs; the ingestor has loaded its idempotency window when this resolves. */
 export async function buildServices(config: Config, stores: Stores, logger: Logger, options: ServiceOptions = {}): Promise<Services> {
   const metrics = options.metrics ?? createMetrics();
   const { postgres, clickhouse } = stores;
   const directory = new EventDirectory(postgres, config.events.maxDefinitionsPerWorkspace);
-  let ingestor: LogIngestor | null = null;
-  if (servesIngest(config.role)) {
-    ingestor = new LogIngestor({ clickhouse, directory, config: config.ingest, metrics, logger });
-    await ingestor.start();
-  }
+  const ingestor = servesIngest(config.role) ? await openIngestor(config, stores, directory, metrics, logger) : null;
   const timezones = await TimezoneCatalog.load(clickhouse);
   return {
     config,
@@ -55,6 +63,7 @@ export async function buildServices(config: Config, stores: Stores, logger: Logg
     directory,
     timezones,
     ingestor,
+    admission: ingestor && new Admission(config.ingest, metrics),
     events: { postgres, clickhouse, directory, timezones, inserts: ingestor },
     evaluator: new PolicyEvaluator({ postgres, clickhouse, graceMs: config.evaluation.graceMs, now: options.now }),
     delivery: { postgres, settings: config, retryScheduleMs: config.delivery.retryScheduleMs, metrics, logger },

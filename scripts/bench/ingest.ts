@@ -1,58 +1,38 @@
-// npm run bench:ingest -- [--records 1000000] [--concurrency 16] [--direct-batch 50000]
-// Measures log ingestion end to end: the service runs in a child process on fresh embedded
-// stores and takes pre-generated batches from concurrent clients; then, with the service
-// stopped, the same rows go straight into a fresh embedded ClickHouse as the ceiling to
-// compare with. Set the INGEST_* variables (README, Configuration) in the environment to try other
-// group-commit settings.
+// npm run bench:ingest -- [--records 1000000] [--concurrency 64] [--open-rates 20000,50000] …
+// Measures log ingestion end to end, in one run: the service runs in a child process on fresh
+// embedded stores, and takes (1) a closed loop of `concurrency` clients, (2) open loops at
+// fixed offered rates, latency counted from each batch's scheduled send time, while a probe
+// measures how long an acknowledged record takes to show in the rollups, and (3) an overload
+// of 256 clients while a reader lists event definitions. Then the stored counts are checked
+// against what was acknowledged (raw table and the three rollups, through the analyst views),
+// and, with the service stopped, the closed loop's rows go straight into a fresh embedded
+// ClickHouse in bulk inserts: the reference figure. INGEST_* variables (docs/operations.md) pass to the service.
 import { ConfigError } from '../../src/config.js';
 import { onCleanup, temporaryDir } from './lib/cleanup.js';
-import { runBench, UsageError } from './lib/runner.js';
 import { generateBatches, totalBytes, type RequestBatch } from './lib/dataset.js';
 import { measureDirectInsert } from './lib/directInsert.js';
-import { runLoad, type LoadResult } from './lib/load.js';
+import { runLoad } from './lib/load.js';
 import { describeIngestSettings, ingestSettings, parseOptions, USAGE, type BenchOptions, type IngestSettings } from './lib/options.js';
+import { openLoop, overload, probeVisibility, type OpenLoopResult } from './lib/phases.js';
 import { formatReport, type CountCheck, type ServiceFigures } from './lib/report.js';
-import { readProcessMemory, sampleRss, type RssSamples } from './lib/rss.js';
-import { issueWorkspaceToken, metricValue, queryNumber, scrapeMetrics, startServiceProcess, type ServiceProcess } from './lib/serviceProcess.js';
+import { readProcessMemory, sampleRss } from './lib/rss.js';
+import { runBench, UsageError } from './lib/runner.js';
+import { issueWorkspaceToken, metricValue, queryNumber, scrapeMetrics, sleep, startServiceProcess, type ServiceProcess } from './lib/serviceProcess.js';
 
 const RSS_SAMPLE_EVERY_MS = 200;
+const WORKSPACES = ['bench', 'bench-open', 'bench-probe', 'bench-overload'] as const;
 
 function progress(message: string): void {
   process.stderr.write(`${message}\n`);
 }
 
-function generate(options: BenchOptions): RequestBatch[] {
-  const started = performance.now();
-  const batches = generateBatches(options.records, options.recordsPerRequest, options.seed, Date.now());
-  const mib = (totalBytes(batches) / 1024 ** 2).toFixed(0);
-  progress(
-    `generated ${options.records.toLocaleString('en-US')} records in ${batches.length} bodies (${mib} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-  );
+function generate(records: number, options: BenchOptions, seed: number): RequestBatch[] {
+  const batches = generateBatches(records, options.recordsPerRequest, seed, Date.now());
+  progress(`generated ${records.toLocaleString('en-US')} records in ${batches.length} bodies (${(totalBytes(batches) / 1024 ** 2).toFixed(0)} MiB)`);
   return batches;
 }
 
-async function loadTheService(service: ServiceProcess, batches: RequestBatch[], options: BenchOptions): Promise<{ load: LoadResult; rss: RssSamples }> {
-  const token = await issueWorkspaceToken(service, 'bench');
-  progress(`load: ${options.concurrency} concurrent clients…`);
-  // Registered after the service, so an interrupt cuts the load before it stops the service.
-  const interrupt = new AbortController();
-  onCleanup(() => interrupt.abort());
-  const sampler = sampleRss(service.pid, RSS_SAMPLE_EVERY_MS);
-  const load = await runLoad({
-    url: service.url,
-    token,
-    batches,
-    concurrency: options.concurrency,
-    maxDurationMs: options.maxLoadMinutes * 60_000,
-    signal: interrupt.signal,
-  });
-  const rss = sampler.stop();
-  if (load.timedOut) throw new Error(`the load phase exceeded its limit of ${options.maxLoadMinutes} min (--max-load-minutes); aborted`);
-  if (load.aborted) throw new Error('the load was interrupted');
-  return { load, rss };
-}
-
-async function serviceFigures(service: ServiceProcess, rss: RssSamples): Promise<ServiceFigures> {
+async function serviceFigures(service: ServiceProcess, rss: { first: number | null; peak: number | null }): Promise<ServiceFigures> {
   const metrics = await scrapeMetrics(service);
   return {
     rssAtStartBytes: rss.first,
@@ -61,45 +41,110 @@ async function serviceFigures(service: ServiceProcess, rss: RssSamples): Promise
     clickhouseInserts: metricValue(metrics, 'alertmon_clickhouse_insert_seconds_count'),
     clickhouseInsertSeconds: metricValue(metrics, 'alertmon_clickhouse_insert_seconds_sum'),
     ingestedRecords: metricValue(metrics, 'alertmon_ingested_records_total'),
+    fsyncs: metricValue(metrics, 'alertmon_journal_fsync_seconds_count'),
+    fsyncSeconds: metricValue(metrics, 'alertmon_journal_fsync_seconds_sum'),
   };
 }
 
-async function checkCounts(service: ServiceProcess, expected: number, accepted: number): Promise<CountCheck> {
-  const logs = await queryNumber(service, 'SELECT count() AS n FROM logs');
-  const rollupMinute = await queryNumber(service, 'SELECT sum(count) AS n FROM rollup_minute');
-  return { expected, logs, rollupMinute, passed: accepted === expected && logs === expected && rollupMinute === expected };
+/** Waits until the journal has moved everything into ClickHouse. */
+async function drained(service: ServiceProcess): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (metricValue(await scrapeMetrics(service), 'alertmon_journal_backlog_records') !== 0) {
+    if (Date.now() > deadline) throw new Error('the journal did not drain within 120 s');
+    await sleep(100);
+  }
+}
+
+async function countStored(service: ServiceProcess, acknowledged: number): Promise<CountCheck> {
+  const where = `WHERE workspace_id IN (${WORKSPACES.map((w) => `'${w}'`).join(', ')})`;
+  const count = (query: string) => queryNumber(service, query);
+  return {
+    acknowledged,
+    logs: await count(`SELECT count() AS n FROM logs ${where}`),
+    // Records sent without a log_id get one from the service: every stored row has a unique one unless counted twice.
+    uniqueLogIds: await count(`SELECT uniqExact(log_id) AS n FROM logs ${where}`),
+    minute: await count(`SELECT sum(count) AS n FROM rollup_minute_v ${where}`),
+    hour: await count(`SELECT sum(count) AS n FROM rollup_hour_v ${where}`),
+    day: await count(`SELECT sum(count) AS n FROM rollup_day_v ${where}`),
+  };
 }
 
 async function run(options: BenchOptions, ingest: IngestSettings): Promise<boolean> {
   progress(`ingest settings: ${describeIngestSettings(ingest)}`);
-  const batches = generate(options);
+  const closedBatches = generate(options.records, options, options.seed);
+  const openBatches = options.openRates.map((rate, i) => generate(rate * options.openSeconds, options, options.seed + 1 + i));
+  const overloadBody = generateBatches(options.recordsPerRequest, options.recordsPerRequest, options.seed + 99, Date.now())[0]!;
+  // The overload sends one body again and again: without log_ids, each accepted one counts.
+  const records = JSON.parse(overloadBody.body.toString()) as Record<string, unknown>[];
+  const withoutIds = { ...overloadBody, body: Buffer.from(JSON.stringify(records.map(({ log_id: _, ...r }) => r))) };
 
   progress('starting the service on fresh embedded stores…');
   const service = await startServiceProcess(temporaryDir('alertmon-bench-service-'), ingest.env);
-  const { load, rss } = await loadTheService(service, batches, options);
-  progress(`load done in ${(load.wallMs / 1000).toFixed(1)} s; checking what was stored…`);
+  const tokens = Object.fromEntries(await Promise.all(WORKSPACES.map(async (w) => [w, await issueWorkspaceToken(service, w)] as const)));
+  const readerToken = await issueWorkspaceToken(service, 'bench-reader');
+  const interrupt = new AbortController();
+  onCleanup(() => interrupt.abort());
+  const sampler = sampleRss(service.pid, RSS_SAMPLE_EVERY_MS);
+
+  progress(`closed loop: ${options.concurrency} clients…`);
+  const load = await runLoad({
+    url: service.url,
+    token: tokens.bench!,
+    batches: closedBatches,
+    concurrency: options.concurrency,
+    maxDurationMs: options.maxLoadMinutes * 60_000,
+    signal: interrupt.signal,
+  });
+  if (load.timedOut || load.aborted) throw new Error('the closed loop was cut short');
+  await drained(service);
+
+  const openLoops: OpenLoopResult[] = [];
+  let stopProbe!: () => void;
+  const probe = probeVisibility(service.url, tokens['bench-probe']!, new Promise<void>((resolve) => (stopProbe = resolve)));
+  for (const [i, rate] of options.openRates.entries()) {
+    progress(`open loop at ${rate.toLocaleString('en-US')} records/s for ${options.openSeconds} s…`);
+    openLoops.push(await openLoop(service.url, tokens['bench-open']!, openBatches[i]!, rate));
+  }
+  stopProbe();
+  const visibility = await probe;
+  await drained(service);
+
+  progress(`overload: ${options.overloadClients} clients for ${options.overloadSeconds} s, with a control-plane reader…`);
+  const overloadResult = await overload(
+    service.url,
+    tokens['bench-overload']!,
+    readerToken,
+    withoutIds,
+    options.overloadClients,
+    options.overloadSeconds * 1000,
+    50,
+  );
+  const rss = sampler.stop();
+  await drained(service);
+
+  const acknowledged =
+    load.acceptedRecords + openLoops.reduce((n, o) => n + o.acceptedRecords, 0) + visibility.acceptedRecords + overloadResult.acceptedRecords;
+  const counts = await countStored(service, acknowledged);
   const figures = await serviceFigures(service, rss);
-  const check = await checkCounts(service, options.records, load.acceptedRecords);
   const exitCode = await service.stop();
   if (exitCode !== 0) progress(`the service exited with code ${exitCode}`);
 
   progress(`direct bulk inserts of ${options.directBatch.toLocaleString('en-US')} rows into a fresh embedded ClickHouse…`);
-  const direct = await measureDirectInsert(batches, options.directBatch, temporaryDir('alertmon-bench-direct-'));
-
+  const direct = await measureDirectInsert(closedBatches, options.directBatch, temporaryDir('alertmon-bench-direct-'));
   process.stdout.write(
     formatReport({
       ingestSettings: describeIngestSettings(ingest),
-      concurrency: options.concurrency,
       recordsPerRequest: options.recordsPerRequest,
-      recordsGenerated: options.records,
-      requestsGenerated: batches.length,
-      load,
+      closedLoop: { clients: options.concurrency, load },
+      openLoops,
+      visibilityLagsMs: visibility.lagsMs,
+      overload: overloadResult,
       service: figures,
-      check,
+      counts,
       direct,
     }),
   );
-  return check.passed && direct.storedRows === options.records;
+  return counts.logs === acknowledged && counts.uniqueLogIds === acknowledged && direct.storedRows === options.records;
 }
 
 /** The options and settings of this run, or the usage text and exit when they are wrong. */

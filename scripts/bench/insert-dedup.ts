@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { insertLogs, queuedRow } from '../../src/ingest/logWriter.js';
+import { insertLine, insertLogs, rowPrefix } from '../../src/ingest/journaledBatch.js';
 import { openClickHouse, type ClickHouseStore } from '../../src/stores/clickhouse.js';
 import { migrateClickHouse } from '../../src/stores/migrations.js';
 import { temporaryDir } from './lib/cleanup.js';
@@ -27,15 +27,15 @@ function body(rows: number): string {
   const lines: string[] = [];
   for (let i = 0; i < rows; i++) {
     const occurredAt = now - Math.floor(Math.random() * 3_600_000);
-    const row = queuedRow(
+    const prefix = rowPrefix(
       'bench',
       EVENT_IDS[i % 50]!,
       { logId: randomUUID(), clientLogId: true, agent: 'a', event: `e${i % 50}`, value: Math.random() * 100, occurredAt, meta: '' },
       new Date(now).toISOString(),
     );
-    lines.push(`${row.head},${Math.floor(occurredAt / 86_400_000) * 86_400},${row.tail}`);
+    lines.push(insertLine(prefix, Math.floor(occurredAt / 86_400_000) * 86_400_000));
   }
-  return lines.join('\n') + '\n';
+  return lines.join('');
 }
 
 async function timed(store: ClickHouseStore, query: string, text: string): Promise<number> {

@@ -5,13 +5,13 @@
 // Edits made in this process invalidate the cache at once; edits made by another process
 // are seen within CACHE_TTL_MS plus one refresh.
 //
-// It also knows each event's timezone for the group-commit writer, which computes day
-// buckets at insert time: a timezone change made here applies to rows still queued.
+// It also knows each event's timezone for the journal writer, which computes day buckets at
+// insert time: a timezone change made here applies to rows still in the journal.
 //
 // A batch refused after its new pairs were created withdraws them (`withdraw`), unless
 // another request was handed them meanwhile: a refused batch leaves no definition behind.
 import { DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE } from './model.js';
-import { deleteEventDefinition, ensureEventDefinition } from './store.js';
+import { deleteEventDefinition, ensureEventDefinition, eventTimezones } from './store.js';
 import type { PostgresStore } from '../stores/postgres.js';
 
 export const CACHE_TTL_MS = 30_000;
@@ -131,7 +131,20 @@ export class EventDirectory {
     return entry;
   }
 
-  /** The timezone of an event resolved before (UTC if it never was). */
+  /**
+   * Reads the timezones this process does not know yet (records journaled before a restart
+   * refer to events it has not resolved since).
+   */
+  async learnTimezones(eventIds: readonly string[]): Promise<void> {
+    const unknown = eventIds.filter((id) => !this.timezones.has(id));
+    if (unknown.length === 0) return;
+    const startedAt = this.changes;
+    for (const row of await eventTimezones(this.postgres, unknown)) {
+      if (!this.timezones.has(row.event_id)) this.timezones.set(row.event_id, { timezone: row.timezone, setAt: startedAt });
+    }
+  }
+
+  /** The timezone of an event resolved or learnt before (UTC if it never was). */
   timezoneOf(eventId: string): string {
     return this.timezones.get(eventId)?.timezone ?? 'UTC';
   }

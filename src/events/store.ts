@@ -93,6 +93,11 @@ async function findPair(db: Queryable, workspaceId: string, agent: string, event
 }
 
 /** Deletes a definition (the ingest path withdraws one it created for a refused batch). */
+/** The timezones of the given events that exist. */
+export async function eventTimezones(db: Queryable, eventIds: readonly string[]): Promise<{ event_id: string; timezone: string }[]> {
+  return db.query<{ event_id: string; timezone: string }>('SELECT event_id, timezone FROM event_definitions WHERE event_id = ANY($1::uuid[])', [eventIds]);
+}
+
 export async function deleteEventDefinition(db: Queryable, workspaceId: string, eventId: string): Promise<void> {
   await db.query('DELETE FROM event_definitions WHERE user_id = $1 AND event_id = $2', [workspaceId, eventId]);
 }

@@ -1,7 +1,14 @@
-// The ingest path after validation: resolve each record's event definition, queue its row,
-// and answer once the group commit holding it has been stored. A batch refused on the way
-// (queue full, definition limit, rows the store refused) stores nothing: the definitions it
-// created are withdrawn.
+// The ingest path after validation: resolve each record's event definition, drop records
+// whose log_id was accepted in the last 10 minutes, and append the rest to the write-ahead
+// journal; the request is answered once the journal's fdatasync covers it. The journal
+// writer moves journaled batches into ClickHouse in large blocks (journalWriter.ts).
+//
+// A log_id is claimed when its record is journaled. Concurrent requests carrying the same
+// id form a line: each waits only for the claimant before it (which started earlier, so
+// waits never go round in a circle) and journals the record itself only if that one failed.
+// A batch refused on the way (journal full, definition limit) journals nothing, and the
+// definitions it created are withdrawn.
+import path from 'node:path';
 import type { IngestConfig } from '../config.js';
 import { invalid, unavailable, type ErrorDetail } from '../errors.js';
 import { DefinitionLimitError } from '../events/model.js';
@@ -9,9 +16,10 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { EventDirectory, ResolvedPair } from '../events/eventDirectory.js';
-import { GroupCommitQueue, QueueFullError } from './groupCommitQueue.js';
-import { LogWriter, queuedRow, type NewLogRecord, type QueuedLogRow } from './logWriter.js';
-import { RowsRefusedError } from './rowsRefused.js';
+import { clientLogIds, decodeBatch, encodeBatch, summariseBatch, type JournaledRecord, type NewLogRecord } from './journaledBatch.js';
+import { Journal, JournalFullError } from './journal/journal.js';
+import { JournalWriter } from './journalWriter.js';
+import { DEDUP_WINDOW_MS, RecentLogIds } from './recentLogIds.js';
 
 export interface LogIngestorDeps {
   readonly clickhouse: ClickHouseStore;
@@ -29,85 +37,151 @@ interface Pair {
 }
 
 export class LogIngestor {
-  private readonly writer: LogWriter;
-  private readonly queue: GroupCommitQueue<QueuedLogRow>;
+  private readonly recentIds: RecentLogIds;
+  /** Client ids claimed by requests still being journaled → that request's outcome (true: journaled). */
+  private readonly inFlight = new Map<string, Promise<boolean>>();
+  private appendedFrames = 0;
+  private closing = false;
 
-  constructor(private readonly deps: LogIngestorDeps) {
-    this.writer = new LogWriter(deps.clickhouse, deps.directory, deps.metrics, deps.config.dedupMaxIds, deps.logger);
-    this.queue = new GroupCommitQueue<QueuedLogRow>({
-      maxPendingRows: deps.config.queueMaxRecords,
-      maxBatchRows: deps.config.batchMaxRecords,
-      flushIntervalMs: deps.config.flushIntervalMs,
-      maxConcurrentFlushes: deps.config.concurrentInserts,
-      write: (batch) => this.writer.write(batch),
-      onPendingChange: (rows) => deps.metrics.ingestQueueDepth.set(rows),
-      isolates: (err) => err instanceof RowsRefusedError,
-    });
+  private constructor(
+    private readonly deps: LogIngestorDeps,
+    private readonly journal: Journal,
+    private readonly writer: JournalWriter,
+    recentIds: RecentLogIds,
+  ) {
+    this.recentIds = recentIds;
   }
 
-  /** Loads the idempotency window from ClickHouse; call before serving. */
-  async start(): Promise<void> {
-    const loaded = await this.writer.loadRecentIds();
-    this.deps.logger.info('ingest ready', { recent_log_ids: loaded });
+  /**
+   * Opens the journal (recovering what a crash left), loads the idempotency window from
+   * ClickHouse and the journal, and starts moving the backlog into ClickHouse.
+   */
+  static async open(deps: LogIngestorDeps): Promise<LogIngestor> {
+    const { config, metrics, logger } = deps;
+    const recentIds = new RecentLogIds(config.dedupMaxIds);
+    const loaded = await loadRecentIds(deps.clickhouse, recentIds);
+    const journal = await Journal.open(
+      { dir: config.journalDir, maxBytes: config.journalMaxBytes, segmentBytes: config.journalSegmentBytes, logger, metrics },
+      (payload) => {
+        const summary = summariseBatch(payload);
+        const batch = decodeBatch(payload);
+        for (const id of clientLogIds(batch)) recentIds.add(batch.workspaceId, id, summary.journaledAt);
+        return summary;
+      },
+    );
+    const writer = new JournalWriter(
+      journal,
+      deps.clickhouse,
+      deps.directory,
+      { blockRecords: config.insertBlockRecords, blockBytes: 64 * 1024 * 1024, intervalMs: config.flushIntervalMs },
+      metrics,
+      logger,
+      config.journalDir,
+    );
+    const ingestor = new LogIngestor(deps, journal, writer, recentIds);
+    ingestor.appendedFrames = journal.backlog.frames;
+    metrics.registerJournal(() => journal.backlog);
+    ingestor.reportWindow();
+    writer.start();
+    logger.info('ingest ready', { recent_log_ids: loaded, journal_dir: config.journalDir, journal_backlog_records: journal.backlog.records });
+    return ingestor;
   }
 
-  /** Stores the records; resolves when they are in ClickHouse. Throws 400 or 503 when it cannot take them. */
+  /** Journals the records; resolves once they are durable. Throws 400 or 503 when it cannot take them. */
   async ingest(workspaceId: string, records: readonly NewLogRecord[], receivedAt: number): Promise<void> {
     if (records.length === 0) return;
-    // Refuse before creating event definitions: an overloaded answer changes nothing. Rows of
-    // failed inserts waiting to be completed count too: while ClickHouse fails, memory stays bounded.
-    if (this.queue.pendingRows + this.writer.unsettledRows + records.length > this.deps.config.queueMaxRecords) throw this.overloaded(records.length);
+    if (this.closing) throw unavailable('shutting_down', 'The service is shutting down; nothing of this batch was stored. Retry after the given delay.', 1);
+    const { resolved, eventIds } = await this.resolvePairs(workspaceId, records);
 
-    const eventIds = await this.resolvePairs(workspaceId, records);
-    const receivedIso = new Date(receivedAt).toISOString();
-    const rows = records.map((r) => queuedRow(workspaceId, eventIds.get(pairKey(r))!.eventId, r, receivedIso));
-
-    try {
-      await this.queue.enqueue(rows);
-    } catch (err) {
-      if (err instanceof QueueFullError) {
-        await this.withdrawCreated(workspaceId, records, eventIds);
-        throw this.overloaded(records.length);
+    let settle!: (journaled: boolean) => void;
+    const outcome = new Promise<boolean>((resolve) => (settle = resolve));
+    const claims: string[] = [];
+    const kept: { row: JournaledRecord; before?: Promise<boolean> }[] = [];
+    let duplicates = 0;
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i]!;
+      const row = { eventId: eventIds[i]!, record };
+      if (!record.clientLogId) {
+        kept.push({ row });
+        continue;
       }
-      if (err instanceof RowsRefusedError) {
-        await this.withdrawCreated(workspaceId, records, eventIds);
-        this.deps.metrics.rejectedRecords.inc({ reason: 'refused_by_store' }, records.length);
-        this.deps.logger.warn('log batch refused by ClickHouse', { workspace_id: workspaceId, records: records.length, err: err.cause });
-        throw invalid(
-          'records_refused',
-          'The store refused a value of this batch, and nothing of the batch was stored. Check its text for invalid characters.',
-        );
+      const key = `${workspaceId}\u0000${record.logId}`;
+      const before = this.inFlight.get(key);
+      if (before === outcome || this.recentIds.has(workspaceId, record.logId)) {
+        duplicates++;
+        continue;
+      }
+      this.inFlight.set(key, outcome);
+      claims.push(key);
+      kept.push(before !== undefined ? { row, before } : { row });
+    }
+
+    let journaled = false;
+    try {
+      const rows: JournaledRecord[] = [];
+      for (const { row, before } of kept) {
+        // Carried by an earlier request too: ours only if that one failed.
+        if (before && ((await before) || this.recentIds.has(workspaceId, row.record.logId))) duplicates++;
+        else rows.push(row);
+      }
+      if (rows.length > 0) {
+        const journaledAt = Date.now();
+        await this.journal.append(encodeBatch(workspaceId, journaledAt, receivedAt, rows), rows.length, journaledAt);
+        this.appendedFrames++;
+        this.writer.wake();
+        for (const { record } of rows) if (record.clientLogId) this.recentIds.add(workspaceId, record.logId, journaledAt);
+      }
+      journaled = true;
+      this.deps.metrics.acceptedRecords.inc(rows.length);
+      this.deps.metrics.duplicateRecords.inc(duplicates);
+    } catch (err) {
+      await this.withdrawCreated(workspaceId, records, resolved);
+      if (err instanceof JournalFullError) {
+        this.deps.metrics.rejectedRecords.inc({ reason: 'journal_full' }, records.length);
+        throw unavailable('journal_full', 'The ingest journal is full; nothing of this batch was stored. Retry after the given delay.', 5);
       }
       this.deps.metrics.rejectedRecords.inc({ reason: 'storage_error' }, records.length);
-      this.deps.logger.error('log insert failed', { err, records: records.length });
+      this.deps.logger.error('journal append failed', { err, records: records.length });
       throw unavailable('storage_unavailable', 'The logs could not be stored. Retry the batch.', 1);
+    } finally {
+      settle(journaled);
+      for (const key of claims) if (this.inFlight.get(key) === outcome) this.inFlight.delete(key);
+      this.reportWindow();
     }
+  }
+
+  /** Resolves once every record journaled before the call is in ClickHouse (and so in every rollup). */
+  caughtUp(): Promise<void> {
+    return this.writer.caughtUp(this.appendedFrames);
   }
 
   /**
    * Runs fn between two inserts (no insert runs meanwhile), e.g. to re-bucket day rollups;
-   * a failed insert is completed first, so that fn sees every table agree.
+   * rows journaled but not yet inserted are bucketed when inserted, after fn.
    */
   runExclusive<R>(fn: () => Promise<R>): Promise<R> {
-    return this.queue.runExclusive(async () => {
-      await this.writer.completeUnsettled();
-      return fn();
-    });
+    return this.writer.runExclusive(fn);
   }
 
-  /** Stores everything still queued, and completes failed inserts if it can (shutdown). */
-  async drain(): Promise<void> {
-    await this.queue.drain();
-    await this.writer
-      .completeUnsettled()
-      .catch((err: unknown) => this.deps.logger.error('a failed log insert could not be completed before shutdown', { err }));
+  /**
+   * Shutdown, once no request is in flight: moves the journal into ClickHouse for at most
+   * `drainMs`, then stops; what remains is replayed at the next start.
+   */
+  async close(drainMs: number): Promise<void> {
+    this.closing = true;
+    await this.writer.stop(drainMs);
+    await this.journal.close();
+    const left = this.journal.backlog.records;
+    if (left > 0) this.deps.logger.warn('ingest stopped with journaled records not yet in ClickHouse; they are replayed at the next start', { records: left });
   }
 
-  /** The event definition of each (agent, event) pair of the batch, created when new. */
-  private async resolvePairs(workspaceId: string, records: readonly NewLogRecord[]): Promise<Map<string, ResolvedPair>> {
+  /** The event definition of each (agent, event) pair of the batch, created when new; and each record's event id. */
+  private async resolvePairs(workspaceId: string, records: readonly NewLogRecord[]): Promise<{ resolved: Map<string, ResolvedPair>; eventIds: string[] }> {
     const pairs = new Map<string, Pair>();
-    records.forEach((r, index) => {
-      if (!pairs.has(pairKey(r))) pairs.set(pairKey(r), { agent: r.agent, event: r.event, index });
+    const keys = records.map((r, index) => {
+      const key = pairKey(r);
+      if (!pairs.has(key)) pairs.set(key, { agent: r.agent, event: r.event, index });
+      return key;
     });
     const resolved = new Map<string, ResolvedPair>();
     const outcomes = await Promise.allSettled(
@@ -116,7 +190,7 @@ export class LogIngestor {
     const failures = [...pairs.values()].flatMap((p, i) =>
       outcomes[i]!.status === 'rejected' ? [{ pair: p, reason: (outcomes[i] as PromiseRejectedResult).reason }] : [],
     );
-    if (failures.length === 0) return resolved;
+    if (failures.length === 0) return { resolved, eventIds: keys.map((key) => resolved.get(key)!.eventId) };
 
     await this.withdrawCreated(workspaceId, records, resolved);
     const overLimit = failures.filter((f) => f.reason instanceof DefinitionLimitError);
@@ -142,10 +216,34 @@ export class LogIngestor {
     await Promise.all(created.map(([key, r]) => this.deps.directory.withdraw(workspaceId, byKey.get(key)!.agent, byKey.get(key)!.event, r.eventId)));
   }
 
-  private overloaded(records: number) {
-    this.deps.metrics.rejectedRecords.inc({ reason: 'overload' }, records);
-    return unavailable('ingest_overloaded', 'The ingest queue is full; nothing of this batch was stored. Retry after the given delay.', 1);
+  private reportWindow(): void {
+    this.deps.metrics.dedupWindowSeconds.set(this.recentIds.windowMs() / 1000);
+    this.deps.metrics.dedupRememberedIds.set(this.recentIds.size);
   }
 }
 
 const pairKey = (r: NewLogRecord) => `${r.agent}\u0000${r.event}`;
+
+/** Remembers the ids stored in ClickHouse in the last 10 minutes, so that idempotency survives a restart. */
+async function loadRecentIds(clickhouse: ClickHouseStore, recentIds: RecentLogIds): Promise<number> {
+  // Oldest first, as they were remembered at run time, so a capped window keeps the newest.
+  const result = await clickhouse.client.query({
+    query: `SELECT workspace_id, toString(log_id) AS log_id, toUnixTimestamp64Milli(received_at) AS received_ms
+            FROM logs WHERE received_at >= now64(3) - toIntervalMillisecond({window:UInt32})
+            ORDER BY received_at`,
+    query_params: { window: DEDUP_WINDOW_MS + 60_000 },
+    format: 'JSONCompactEachRow',
+  });
+  let loaded = 0;
+  for await (const rows of result.stream<[string, string, number]>()) {
+    for (const row of rows) {
+      const [workspaceId, logId, receivedMs] = row.json();
+      recentIds.add(workspaceId, logId, receivedMs);
+      loaded++;
+    }
+  }
+  return loaded;
+}
+
+/** Where a process keeps its journal when JOURNAL_DIR is not set. */
+export const defaultJournalDir = (dataDir: string) => path.join(dataDir, 'journal');

@@ -1,18 +1,8 @@
-// Which insert failures are the rows' fault: the group commit splits a batch refused for
-// its rows, so that only the request holding them fails (groupCommitQueue.ts).
-/**
- * ClickHouse refused rows of the insert as data (a value it cannot parse). It parses the
- * whole insert into one block before writing any of it (our inserts are far below
- * min_insert_block_size_rows/bytes), so nothing was stored: a part of the batch without
- * the bad rows can be written again as a new insert.
- */
-export class RowsRefusedError extends Error {
-  constructor(override readonly cause: unknown) {
-    super('ClickHouse refused rows of the insert');
-    this.name = 'RowsRefusedError';
-  }
-}
-
+// Which insert failures are the rows' fault: the journal writer splits a block refused for
+// its rows, down to the request (frame) holding them, which it sets aside (journalWriter.ts).
+// ClickHouse parses a whole insert into one block before writing any of it (our blocks are
+// far below min_insert_block_size_rows/bytes), so an insert refused for its rows stored
+// nothing: a part of it without the bad rows can be inserted again.
 const ROW_ERROR_TYPES = new Set([
   'INCORRECT_DATA',
   'TYPE_MISMATCH',

@@ -2,14 +2,11 @@
 // through the ingest pipeline below HTTP (which accepts only the last 30 days), into the
 // real logs table and its rollup views.
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.js';
 import { newId } from '../../src/ids.js';
-import { EventDirectory } from '../../src/events/eventDirectory.js';
-import { LogIngestor } from '../../src/ingest/logIngestor.js';
-import type { NewLogRecord } from '../../src/ingest/logWriter.js';
-import { createLogger } from '../../src/logger.js';
-import { createMetrics } from '../../src/metrics.js';
+import type { NewLogRecord } from '../../src/ingest/journaledBatch.js';
+import type { LogIngestor } from '../../src/ingest/logIngestor.js';
 import type { ComparisonNumbers } from '../../src/analytics/windowComparison.js';
+import { ingestVisible, openTestIngestor } from './ingest.js';
 import type { TestService } from './service.js';
 
 export interface TimedValue {
@@ -18,14 +15,8 @@ export interface TimedValue {
 }
 
 /** An ingestor of its own, with its own cache of event timezones (as another process has). */
-export function directIngestor(svc: TestService): LogIngestor {
-  return new LogIngestor({
-    clickhouse: svc.stores.clickhouse,
-    directory: new EventDirectory(svc.stores.postgres),
-    config: loadConfig({}).ingest,
-    metrics: createMetrics(),
-    logger: createLogger('silent'),
-  });
+export async function directIngestor(svc: TestService): Promise<LogIngestor> {
+  return (await openTestIngestor(svc.stores)).ingestor;
 }
 
 export async function ingestAt(ingestor: LogIngestor, workspaceId: string, agent: string, event: string, logs: readonly TimedValue[]): Promise<void> {
@@ -38,7 +29,7 @@ export async function ingestAt(ingestor: LogIngestor, workspaceId: string, agent
     occurredAt: Date.parse(l.at),
     meta: '',
   }));
-  for (let i = 0; i < records.length; i += 5000) await ingestor.ingest(workspaceId, records.slice(i, i + 5000), Date.now());
+  await ingestVisible(ingestor, workspaceId, records);
 }
 
 /**

@@ -1,11 +1,12 @@
 // Starts the whole service in-process on real stores, on an ephemeral port.
+import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { startService, type Service } from '../../src/service.js';
 import type { Services } from '../../src/services.js';
 import { openStores, type OpenStoresOptions, type Stores } from '../../src/stores/index.js';
 import { request, type Json, type RequestOptions, type TestResponse } from './http.js';
-import { freshStoreOptions } from './stores.js';
+import { freshStoreOptions, testRoot } from './stores.js';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -32,8 +33,17 @@ export interface TestServiceOptions {
 }
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...options.env });
   const storeOptions = options.storeOptions ?? (await freshStoreOptions());
+  // The journal belongs with the stores: a restart on the same stores replays it.
+  const journalDir = path.join(testRoot, `journal-${storeOptions.clickhouse.database}`);
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    JOURNAL_DIR: journalDir,
+    ...options.env,
+  });
   const stores = await openStores(storeOptions);
   let service: Service;
   try {
@@ -42,7 +52,15 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     await stores.close();
     throw err;
   }
-  const call = <T>(method: string, path: string, opts?: RequestOptions) => request<T>(service.url, method, path, opts);
+  // A test reads what it sent: after a 200 on logs, wait until the journal writer has moved
+  // it into ClickHouse (in service it is there within 2 s; test/integration/ingest/visibility
+  // tests that lag itself).
+  const requestTo = async <T>(baseUrl: string, method: string, path: string, opts?: RequestOptions) => {
+    const res = await request<T>(baseUrl, method, path, opts);
+    if (method === 'POST' && path === '/v1.0/logs' && res.status === 200) await service.services.ingestor?.caughtUp();
+    return res;
+  };
+  const call = <T>(method: string, path: string, opts?: RequestOptions) => requestTo<T>(service.url, method, path, opts);
   return {
     url: service.url,
     logsUrl: service.logsUrl,
@@ -50,7 +68,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     services: service.services,
     storeOptions,
     request: call,
-    requestTo: request,
+    requestTo,
     async tokenFor(workspaceId, email) {
       const res = await call<{ token: string }>('POST', '/v1.0/admin/tokens', {
         token: TEST_ADMIN_TOKEN,

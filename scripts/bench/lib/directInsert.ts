@@ -1,10 +1,10 @@
 // The ceiling to compare the service with: the same rows written straight into a fresh
 // embedded ClickHouse (same schema, materialized views included) in large bulk inserts,
-// in the line format of src/ingest/logWriter.ts. Only the inserts are timed.
+// in the line format of the journal writer (src/ingest/journaledBatch.ts). Only the inserts are timed.
 import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { insertLogs, queuedRow, type NewLogRecord } from '../../../src/ingest/logWriter.js';
+import { insertLine, insertLogs, rowPrefix, type NewLogRecord } from '../../../src/ingest/journaledBatch.js';
 import { openClickHouse, type ClickHouseStore } from '../../../src/stores/clickhouse.js';
 import { migrateClickHouse } from '../../../src/stores/migrations.js';
 import type { LogRecordBody, RequestBatch } from './dataset.js';
@@ -18,7 +18,7 @@ export interface DirectInsertResult {
 }
 
 const WORKSPACE_ID = 'bench';
-const DAY_SECONDS = 86_400;
+const DAY_MS = 86_400_000;
 
 export async function measureDirectInsert(batches: readonly RequestBatch[], rowsPerInsert: number, dir: string): Promise<DirectInsertResult> {
   const clickhouse = await openClickHouse({ mode: 'embedded', path: path.join(dir, 'clickhouse'), database: 'alertmon' });
@@ -41,15 +41,15 @@ export async function measureDirectInsert(batches: readonly RequestBatch[], rows
 }
 
 async function timedInsert(clickhouse: ClickHouseStore, lines: readonly string[]): Promise<number> {
-  const text = lines.join('\n') + '\n';
+  const text = lines.join('');
   const started = performance.now();
-  // LogWriter's INSERT, deduplication token included.
+  // The journal writer's INSERT, deduplication token included.
   const result = await clickhouse.client.exec({ query: insertLogs(randomUUID()), values: Readable.from([text]) });
   result.stream.resume();
   return performance.now() - started;
 }
 
-/** The rows of the request bodies, as JSONCompactEachRow lines, `size` at a time. */
+/** The rows of the request bodies, as JSONCompactEachRow lines (newline included), `size` at a time. */
 function* insertChunks(batches: readonly RequestBatch[], size: number): Generator<string[]> {
   const receivedAt = Date.now();
   let lines: string[] = [];
@@ -77,11 +77,10 @@ function toNewLogRecord(record: LogRecordBody): NewLogRecord {
   };
 }
 
-/** LogWriter's line for an event in UTC: day_start is the start of the UTC day, in seconds. */
+/** The journal writer's line for an event in UTC: day_start is the start of the UTC day. */
 function lineFor(record: NewLogRecord, receivedAt: number): string {
-  const row = queuedRow(WORKSPACE_ID, eventIdFor(record.agent, record.event), record, new Date(receivedAt).toISOString());
-  const dayStart = Math.floor(record.occurredAt / 1000 / DAY_SECONDS) * DAY_SECONDS;
-  return `${row.head},${dayStart},${row.tail}`;
+  const prefix = rowPrefix(WORKSPACE_ID, eventIdFor(record.agent, record.event), record, new Date(receivedAt).toISOString());
+  return insertLine(prefix, Math.floor(record.occurredAt / DAY_MS) * DAY_MS);
 }
 
 const eventIds = new Map<string, string>();

@@ -1,6 +1,7 @@
-// The load: `concurrency` clients, each sending the next unsent batch as soon as its previous
-// one is answered, over keep-alive connections. A 503 is the service's documented "overloaded,
-// retry" answer and is retried; any other failure is counted and the batch given up.
+// The closed loop: `concurrency` clients, each sending the next unsent batch as soon as its
+// previous one is answered, over keep-alive connections. A 429 or 503 is the service's
+// documented "retry later" answer and is retried; any other failure is counted and the batch
+// given up.
 import http from 'node:http';
 import type { RequestBatch } from './dataset.js';
 
@@ -23,7 +24,7 @@ export interface LoadResult {
   readonly acceptedRecords: number;
   readonly acceptedRequests: number;
   readonly overloadedAnswers: number;
-  /** Status → count, for answers other than 200 and 503. */
+  /** Status → count, for answers other than 200, 429 and 503. */
   readonly otherStatuses: ReadonlyMap<number, number>;
   readonly transportErrors: number;
   /** The first few failures, as seen by the client. */
@@ -85,7 +86,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         state.acceptedRequests++;
         return;
       }
-      if (answer.status !== 503) {
+      if (answer.status !== 503 && answer.status !== 429) {
         state.otherStatuses.set(answer.status, (state.otherStatuses.get(answer.status) ?? 0) + 1);
         sample(`${answer.status}: ${answer.body.slice(0, 300)}`);
         return;
@@ -111,7 +112,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   options.signal.addEventListener('abort', abort);
   const total = options.batches.reduce((sum, b) => sum + b.records, 0).toLocaleString('en-US');
   const progress = setInterval(() => {
-    process.stderr.write(`  … ${state.acceptedRecords.toLocaleString('en-US')} / ${total} records accepted, ${state.overloadedAnswers} × 503\n`);
+    process.stderr.write(`  … ${state.acceptedRecords.toLocaleString('en-US')} / ${total} records accepted, ${state.overloadedAnswers} × 429/503\n`);
   }, PROGRESS_EVERY_MS);
   try {
     await Promise.all(Array.from({ length: options.concurrency }, client));

@@ -1,7 +1,7 @@
 // Command-line options of the ingest benchmark, and the INGEST_* settings handed to the service.
 import { parseArgs } from 'node:util';
 import { loadConfig, type IngestConfig } from '../../../src/config.js';
-import { MAX_LOGS_PER_REQUEST } from '../../../src/http/logs/schema.js';
+import { DEFAULT_MAX_LOGS_PER_REQUEST } from '../../../src/http/logs/schema.js';
 import { UsageError } from './runner.js';
 
 export interface BenchOptions {
@@ -11,13 +11,18 @@ export interface BenchOptions {
   readonly directBatch: number;
   readonly seed: number;
   readonly maxLoadMinutes: number;
+  readonly openRates: readonly number[];
+  readonly openSeconds: number;
+  readonly overloadClients: number;
+  readonly overloadSeconds: number;
 }
 
 export const INGEST_VARIABLES = [
   'INGEST_FLUSH_INTERVAL_MS',
-  'INGEST_BATCH_MAX_RECORDS',
-  'INGEST_QUEUE_MAX_RECORDS',
-  'INGEST_CONCURRENT_INSERTS',
+  'INGEST_INSERT_BLOCK_RECORDS',
+  'INGEST_JOURNAL_MAX_BYTES',
+  'INGEST_MAX_CONCURRENT_REQUESTS',
+  'INGEST_WORKSPACE_RECORDS_PER_S',
   'INGEST_DEDUP_MAX_IDS',
 ] as const;
 
@@ -29,12 +34,16 @@ export interface IngestSettings {
 }
 
 export const USAGE = `usage: npm run bench:ingest -- [options]
-  --records <n>            records to send (default 1000000)
-  --concurrency <n>        requests in flight at once (default 16)
-  --records-per-request <n> records per request, at most ${MAX_LOGS_PER_REQUEST} (default ${MAX_LOGS_PER_REQUEST})
+  --records <n>            records of the closed loop, and of the direct bulk insert (default 1000000)
+  --concurrency <n>        closed-loop clients, one request in flight each (default 64)
+  --records-per-request <n> records per request, at most ${DEFAULT_MAX_LOGS_PER_REQUEST} (default ${DEFAULT_MAX_LOGS_PER_REQUEST})
   --direct-batch <n>       rows per direct bulk insert (default 50000)
   --seed <n>               seed of the generated records (default 1)
-  --max-load-minutes <n>   abort when the load phase takes longer (default 15)
+  --max-load-minutes <n>   abort when the closed loop takes longer (default 15)
+  --open-rates <n,n>       open-loop offered rates, records/s (default 20000,50000)
+  --open-seconds <n>       duration of each open loop (default 10)
+  --overload-clients <n>   clients of the overload phase (default 256)
+  --overload-seconds <n>   duration of the overload phase (default 10)
 environment: ${INGEST_VARIABLES.join(', ')} are passed to the service;
   the stores live under TMPDIR (default /tmp), whose disk the figures depend on.`;
 
@@ -49,17 +58,25 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'direct-batch': { type: 'string' },
       seed: { type: 'string' },
       'max-load-minutes': { type: 'string' },
+      'open-rates': { type: 'string' },
+      'open-seconds': { type: 'string' },
+      'overload-clients': { type: 'string' },
+      'overload-seconds': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) throw new UsageError('');
   return {
     records: positiveInteger('--records', values.records, 1_000_000),
-    concurrency: positiveInteger('--concurrency', values.concurrency, 16),
-    recordsPerRequest: positiveInteger('--records-per-request', values['records-per-request'], MAX_LOGS_PER_REQUEST, MAX_LOGS_PER_REQUEST),
+    concurrency: positiveInteger('--concurrency', values.concurrency, 64),
+    recordsPerRequest: positiveInteger('--records-per-request', values['records-per-request'], DEFAULT_MAX_LOGS_PER_REQUEST, DEFAULT_MAX_LOGS_PER_REQUEST),
     directBatch: positiveInteger('--direct-batch', values['direct-batch'], 50_000),
     seed: positiveInteger('--seed', values.seed, 1),
     maxLoadMinutes: positiveInteger('--max-load-minutes', values['max-load-minutes'], 15),
+    openRates: (values['open-rates'] ?? '20000,50000').split(',').map((r) => positiveInteger('--open-rates', r.trim(), 1)),
+    openSeconds: positiveInteger('--open-seconds', values['open-seconds'], 10),
+    overloadClients: positiveInteger('--overload-clients', values['overload-clients'], 256),
+    overloadSeconds: positiveInteger('--overload-seconds', values['overload-seconds'], 10),
   };
 }
 
@@ -82,13 +99,14 @@ export function ingestSettings(env: NodeJS.ProcessEnv): IngestSettings {
   return { env: given, effective: loadConfig(given).ingest };
 }
 
-/** e.g. "INGEST_FLUSH_INTERVAL_MS=20, INGEST_BATCH_MAX_RECORDS=50000 (default), …" */
+/** e.g. "INGEST_FLUSH_INTERVAL_MS=20, INGEST_INSERT_BLOCK_RECORDS=50000 (default), …" */
 export function describeIngestSettings(settings: IngestSettings): string {
-  const values: Record<(typeof INGEST_VARIABLES)[number], number> = {
+  const values: Record<(typeof INGEST_VARIABLES)[number], number | string> = {
     INGEST_FLUSH_INTERVAL_MS: settings.effective.flushIntervalMs,
-    INGEST_BATCH_MAX_RECORDS: settings.effective.batchMaxRecords,
-    INGEST_QUEUE_MAX_RECORDS: settings.effective.queueMaxRecords,
-    INGEST_CONCURRENT_INSERTS: settings.effective.concurrentInserts,
+    INGEST_INSERT_BLOCK_RECORDS: settings.effective.insertBlockRecords,
+    INGEST_JOURNAL_MAX_BYTES: settings.effective.journalMaxBytes,
+    INGEST_MAX_CONCURRENT_REQUESTS: settings.effective.maxConcurrentRequests,
+    INGEST_WORKSPACE_RECORDS_PER_S: settings.effective.workspaceRecordsPerS ?? 'fair share',
     INGEST_DEDUP_MAX_IDS: settings.effective.dedupMaxIds,
   };
   return INGEST_VARIABLES.map((name) => `${name}=${values[name]}${name in settings.env ? '' : ' (default)'}`).join(', ');

@@ -1,30 +1,37 @@
 import type { LogIngestor } from '../../ingest/logIngestor.js';
-import type { NewLogRecord } from '../../ingest/logWriter.js';
+import type { NewLogRecord } from '../../ingest/journaledBatch.js';
 import type { Metrics } from '../../metrics.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
-import { logBatchSchema, MAX_LOGS_PER_REQUEST } from './schema.js';
+import { admissionOf } from './admission.js';
+import { logBatchSchema } from './schema.js';
 import { validateLogBatch } from './validateLogBatch.js';
 
 /**
- * POST /v1.0/logs: 200 with an empty body once every record of the batch is stored.
+ * POST /v1.0/logs: 200 with an empty body once every record of the batch is durable (in the
+ * journal, fsynced); it reaches ClickHouse and the rollups within seconds.
  * @param ingestor null where this process does not ingest (the router is then only documented).
  */
-export function logRoutes(ingestor: LogIngestor | null, metrics: Metrics): ApiRouter {
+export function logRoutes(ingestor: LogIngestor | null, metrics: Metrics, maxBatchRecords: number): ApiRouter {
   return new ApiRouter('logs', '').add(
     {
       method: 'post',
       path: '/v1.0/logs',
       summary: 'Store a batch of log records',
       description:
-        `At most ${MAX_LOGS_PER_REQUEST} records. All or nothing: one bad record refuses the batch, every problem listed by index. ` +
-        'A record whose log_id was accepted in the last 10 minutes is acknowledged again and not stored twice.',
+        `At most ${maxBatchRecords} records. All or nothing: one bad record refuses the batch, every problem listed by index. ` +
+        'A record whose log_id was accepted in the last 10 minutes is acknowledged again and not stored twice. ' +
+        "A 200 means durable: the records are in the service's fsynced journal (or already in ClickHouse), and visible in rollups within 2 s. " +
+        'Responses carry X-RateLimit-Limit / -Remaining / -Reset (records per second, records, seconds) when the workspace has a rate.',
       // Checked record by record by validateLogBatch, with this schema and the rules it cannot say.
-      handlerValidatedBody: logBatchSchema,
+      handlerValidatedBody: logBatchSchema(maxBatchRecords),
       responses: {
-        200: { description: 'Every record is stored (empty body).' },
+        200: { description: 'Every record is durable (empty body).' },
         400: { description: 'The batch was refused; nothing of it was stored.' },
-        503: { description: 'Overloaded or storage unavailable; nothing of it was stored. Retry after Retry-After seconds.' },
+        429: {
+          description: 'The workspace is over its rate or its share of the service; nothing of it was stored. Retry the same batch after Retry-After seconds.',
+        },
+        503: { description: 'The journal is full, or storage is unavailable; nothing of it was stored. Retry after Retry-After seconds.' },
       },
     },
     async (ctx) => {
@@ -33,11 +40,12 @@ export function logRoutes(ingestor: LogIngestor | null, metrics: Metrics): ApiRo
       const body: unknown = ctx.request.body;
       let records: NewLogRecord[];
       try {
-        records = validateLogBatch(body, receivedAt);
+        records = validateLogBatch(body, receivedAt, maxBatchRecords);
       } catch (err) {
         metrics.rejectedRecords.inc({ reason: 'invalid' }, Array.isArray(body) ? body.length : 0);
         throw err;
       }
+      admissionOf(ctx)?.debit(records.length);
       await ingestor.ingest(workspaceOf(ctx), records, receivedAt);
       ctx.status = 200;
       ctx.body = '';

@@ -1,11 +1,17 @@
 import { PATTERNS } from '../validation.js';
 
-export const MAX_LOGS_PER_REQUEST = 250;
+/** Records per request unless INGEST_MAX_BATCH_RECORDS allows more. */
+export const DEFAULT_MAX_LOGS_PER_REQUEST = 250;
 export const MAX_NAME_LENGTH = 200;
 export const MAX_META_BYTES = 1024;
 export const MAX_META_KEYS = 10;
 export const MAX_AGE_MS = 30 * 86_400_000;
 export const MAX_AHEAD_MS = 1 * 86_400_000;
+/**
+ * Largest |value| accepted: rollups keep sums of squares, and 1e150² = 1e300 leaves room for
+ * 10⁸ such records in one bucket before a sum would overflow (JSON would show it as null).
+ */
+export const MAX_ABS_VALUE = 1e150;
 
 /** A log record as sent (docs/api.md, Logs). Rules JSON Schema cannot say are in validateLogBatch. */
 export interface LogRecordInput {
@@ -17,20 +23,21 @@ export interface LogRecordInput {
   meta?: unknown;
 }
 
-export const logBatchSchema = {
-  type: 'array',
-  maxItems: MAX_LOGS_PER_REQUEST,
-  items: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['event', 'value'],
-    properties: {
-      log_id: { type: ['string', 'null'], pattern: PATTERNS.uuidOrBlank },
-      agent: { type: ['string', 'null'] },
-      event: { type: 'string', pattern: PATTERNS.notBlank },
-      value: { type: 'number' },
-      occurred_at: { type: ['string', 'null'], format: 'date-time' },
-      meta: {},
+export const logBatchSchema = (maxRecords: number) =>
+  ({
+    type: 'array',
+    maxItems: maxRecords,
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['event', 'value'],
+      properties: {
+        log_id: { type: ['string', 'null'], pattern: PATTERNS.uuidOrBlank },
+        agent: { type: ['string', 'null'] },
+        event: { type: 'string', pattern: PATTERNS.notBlank },
+        value: { type: 'number' },
+        occurred_at: { type: ['string', 'null'], format: 'date-time' },
+        meta: {},
+      },
     },
-  },
-} as const;
+  }) as const;

@@ -1,17 +1,125 @@
 // Turns a request body into records ready to store, or refuses the whole batch (400)
 // listing every problem of every record by index.
+//
+// Two passes with one meaning: a quick single pass over each record builds the records of a
+// valid batch, and accepts only what the thorough pass (the JSON Schema, then the rules it
+// cannot say) accepts. Anything it is unsure of, it leaves to the thorough pass, which
+// names every problem. A valid batch, by far the common case, is walked once.
 import { validationFailed, type ErrorDetail } from '../../errors.js';
 import { DEFAULT_AGENT } from '../../events/model.js';
 import { newId } from '../../ids.js';
-import type { NewLogRecord } from '../../ingest/logWriter.js';
+import type { NewLogRecord } from '../../ingest/journaledBatch.js';
 import { nestingDepth, textProblems } from '../textRules.js';
 import { compileBodySchema, problemsOf } from '../validation.js';
-import { logBatchSchema, MAX_AGE_MS, MAX_AHEAD_MS, MAX_META_BYTES, MAX_META_KEYS, MAX_NAME_LENGTH, type LogRecordInput } from './schema.js';
+import { logBatchSchema, MAX_ABS_VALUE, MAX_AGE_MS, MAX_AHEAD_MS, MAX_META_BYTES, MAX_META_KEYS, MAX_NAME_LENGTH, type LogRecordInput } from './schema.js';
 
-const validateShape = compileBodySchema(logBatchSchema);
+const validators = new Map<number, ReturnType<typeof compileBodySchema>>();
 
-export function validateLogBatch(body: unknown, receivedAt: number): NewLogRecord[] {
-  const shapeProblems = problemsOf(validateShape, body);
+function shapeValidator(maxRecords: number) {
+  let validate = validators.get(maxRecords);
+  if (!validate) {
+    validate = compileBodySchema(logBatchSchema(maxRecords));
+    validators.set(maxRecords, validate);
+  }
+  return validate;
+}
+
+/** Whether `value` holds a number JSON cannot carry (1e400 parses as Infinity and would be stored as null). */
+function holdsNonFiniteNumber(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const current = pending.pop();
+    if (typeof current === 'number' && !Number.isFinite(current)) return true;
+    if (typeof current === 'object' && current !== null) pending.push(...(Array.isArray(current) ? current : Object.values(current)));
+  }
+  return false;
+}
+
+const KNOWN_FIELDS = new Set(['log_id', 'agent', 'event', 'value', 'occurred_at', 'meta']);
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+/** Any NUL or surrogate (even a well-formed pair): such text is left to the thorough pass. */
+const SURROGATE = /[\ud800-\udfff]/;
+const unusualText = (text: string) => text.includes('\u0000') || SURROGATE.test(text);
+/** What JSON.stringify writes for a NUL, a lone surrogate, or a number that is not finite (null). */
+const UNUSUAL_JSON = /\\u0000|\\ud[89a-f]|null/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** ms of an RFC 3339 date-time that the schema's format accepts too; NaN when unsure. */
+function quickDateTime(text: string): number {
+  const m = DATE_TIME.exec(text);
+  if (m === null) return NaN;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const daysInMonth = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
+  if (daysInMonth === undefined || day < 1 || day > daysInMonth || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return NaN;
+  if (m[7] !== undefined && (Number(m[7]) > 23 || Number(m[8]) > 59)) return NaN;
+  return Date.parse(text);
+}
+
+/** The records of a valid batch, or null when the thorough pass must decide. */
+function acceptQuickly(body: unknown, receivedAt: number, maxRecords: number): NewLogRecord[] | null {
+  if (!Array.isArray(body) || body.length > maxRecords) return null;
+  const records: NewLogRecord[] = new Array(body.length);
+  for (let index = 0; index < body.length; index++) {
+    const raw = body[index] as LogRecordInput;
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+    for (const field in raw) if (!KNOWN_FIELDS.has(field)) return null;
+
+    const { event: rawEvent, agent: rawAgent, value, log_id: rawLogId, occurred_at: occurred } = raw;
+    if (typeof rawEvent !== 'string' || unusualText(rawEvent)) return null;
+    const event = rawEvent.trim();
+    if (event === '' || event.length > MAX_NAME_LENGTH) return null;
+    let agent = DEFAULT_AGENT;
+    if (typeof rawAgent === 'string') {
+      if (unusualText(rawAgent)) return null;
+      agent = rawAgent.trim() || DEFAULT_AGENT;
+      if (agent.length > MAX_NAME_LENGTH) return null;
+    } else if (rawAgent !== undefined && rawAgent !== null) return null;
+    if (typeof value !== 'number' || !(Math.abs(value) <= MAX_ABS_VALUE)) return null;
+
+    let logId: string | null = null;
+    if (typeof rawLogId === 'string') {
+      const trimmed = rawLogId.trim();
+      if (trimmed !== '') {
+        if (!UUID.test(rawLogId)) return null;
+        logId = trimmed.toLowerCase();
+      } else if (unusualText(rawLogId)) return null;
+    } else if (rawLogId !== undefined && rawLogId !== null) return null;
+
+    let occurredAt = receivedAt;
+    if (typeof occurred === 'string') {
+      occurredAt = quickDateTime(occurred);
+      if (!(occurredAt >= receivedAt - MAX_AGE_MS && occurredAt <= receivedAt + MAX_AHEAD_MS)) return null;
+    } else if (occurred !== undefined && occurred !== null) return null;
+
+    let meta = '';
+    if ('meta' in raw) {
+      try {
+        meta = JSON.stringify(raw.meta) ?? '';
+      } catch {
+        return null; // nested too deeply to serialise: refused by the thorough pass
+      }
+      if (meta === '' || meta.length > MAX_META_BYTES || UNUSUAL_JSON.test(meta) || Buffer.byteLength(meta, 'utf8') > MAX_META_BYTES) return null;
+      if (typeof raw.meta === 'object' && raw.meta !== null && !Array.isArray(raw.meta)) {
+        let keys = 0;
+        for (const key in raw.meta) if (++keys > MAX_META_KEYS || unusualText(key)) return null;
+      }
+    }
+    records[index] = { logId: logId ?? newId(), clientLogId: logId !== null, agent, event, value, occurredAt, meta };
+  }
+  return records;
+}
+
+export function validateLogBatch(body: unknown, receivedAt: number, maxRecords: number): NewLogRecord[] {
+  return acceptQuickly(body, receivedAt, maxRecords) ?? validateThoroughly(body, receivedAt, maxRecords);
+}
+
+function validateThoroughly(body: unknown, receivedAt: number, maxRecords: number): NewLogRecord[] {
+  const shapeProblems = problemsOf(shapeValidator(maxRecords), body);
   // Without an array of objects there is nothing more to check record by record.
   if (!Array.isArray(body) || shapeProblems.some((d) => d.path === '')) {
     throw validationFailed(shapeProblems, 'The batch was refused and nothing of it was stored; see details.');
@@ -36,6 +144,7 @@ export function validateLogBatch(body: unknown, receivedAt: number): NewLogRecor
     if (agent.length > MAX_NAME_LENGTH) at('agent', `must be at most ${MAX_NAME_LENGTH} characters`);
 
     if (typeof raw.value === 'number' && !Number.isFinite(raw.value)) at('value', 'must be a finite number');
+    else if (typeof raw.value === 'number' && Math.abs(raw.value) > MAX_ABS_VALUE) at('value', `must be between -${MAX_ABS_VALUE} and ${MAX_ABS_VALUE}`);
 
     let occurredAt = receivedAt;
     // A timestamp the schema refused is not checked again.
@@ -54,6 +163,8 @@ export function validateLogBatch(body: unknown, receivedAt: number): NewLogRecor
       at('meta', `must be at most ${MAX_META_BYTES} bytes as compact JSON (it nests deeper than ${MAX_META_BYTES / 2} levels)`);
     } else if ('meta' in raw) {
       meta = JSON.stringify(raw.meta);
+      // Only null in the serialisation can hide a number that was not finite.
+      if (meta.includes('null') && holdsNonFiniteNumber(raw.meta)) at('meta', 'must hold only finite numbers (1e400 is not one)');
       const bytes = Buffer.byteLength(meta, 'utf8');
       if (bytes > MAX_META_BYTES) at('meta', `must be at most ${MAX_META_BYTES} bytes as compact JSON (is ${bytes})`);
       if (typeof raw.meta === 'object' && raw.meta !== null && !Array.isArray(raw.meta) && Object.keys(raw.meta).length > MAX_META_KEYS) {

@@ -22,7 +22,7 @@ describe('window comparison over the rollups', function () {
     svc = await startTestService();
     token = await svc.tokenFor(workspaceId);
     await stopTtlMerges(svc);
-    ingestor = directIngestor(svc);
+    ingestor = await directIngestor(svc);
   });
   after(() => svc.close());
 
@@ -240,7 +240,7 @@ describe('window comparison over the rollups', function () {
 
   it('reads hours and minutes instead of day rows that an ingest process bucketed under the old timezone', async () => {
     const eventId = await createEvent('moved', 'UTC');
-    const stale = directIngestor(svc);
+    const stale = await directIngestor(svc);
     await ingestAt(stale, workspaceId, 'a', 'moved', [{ at: '2026-11-16T12:00:00.000Z', value: 1 }]); // caches UTC
     const put = await svc.request('PUT', `/v1.0/events/${eventId}`, { token, body: { event: 'moved', timezone: 'Asia/Tokyo' } });
     expect(put.status).to.equal(200);

@@ -1,15 +1,11 @@
 // Shared set-up of the evaluation tests: a service whose own worker stays idle, logs written
 // at chosen instants straight through the ingest pipeline (the HTTP API would stamp them
 // relative to the real clock), and evaluators running on a clock the test sets.
-import { loadConfig } from '../../../src/config.js';
 import type { AlertJson } from '../../../src/alerts/model.js';
 import { PolicyEvaluator } from '../../../src/evaluation/evaluator.js';
 import { newId } from '../../../src/ids.js';
-import { EventDirectory } from '../../../src/events/eventDirectory.js';
-import { LogIngestor } from '../../../src/ingest/logIngestor.js';
-import { createLogger } from '../../../src/logger.js';
-import { createMetrics } from '../../../src/metrics.js';
 import type { Stores } from '../../../src/stores/index.js';
+import { ingestVisible, openTestIngestor } from '../../helpers/ingest.js';
 import type { TestService } from '../../helpers/service.js';
 
 export const MINUTE = 60_000;
@@ -29,18 +25,13 @@ export async function ingestAt(
   points: readonly (readonly [number, number])[],
   agent = 'test',
 ): Promise<void> {
-  const ingestor = new LogIngestor({
-    clickhouse: stores.clickhouse,
-    directory: new EventDirectory(stores.postgres),
-    config: loadConfig({}).ingest,
-    metrics: createMetrics(),
-    logger: createLogger('silent'),
-  });
-  await ingestor.ingest(
+  const { ingestor } = await openTestIngestor(stores);
+  await ingestVisible(
+    ingestor,
     workspaceId,
     points.map(([value, at]) => ({ logId: newId(), clientLogId: false, agent, event, value, occurredAt: at, meta: '' })),
-    Date.now(),
   );
+  await ingestor.close(0);
 }
 
 /** An evaluator whose clock reads `clock.now`. */

@@ -210,6 +210,28 @@ describe('POST /v1.0/logs refuses bad input and stores nothing of the batch', ()
       await expectNothingStored(ws);
     });
 
+    it('refuses a value whose square is not finite (1e200), so that no rollup shows "squares": null', async () => {
+      await expectRecordRefused({ event: 'disk.free_mb', value: 1e200 }, 'value', /between -1e\+150 and 1e\+150/);
+      await expectRecordRefused({ event: 'disk.free_mb', value: -1.5e154 }, 'value');
+    });
+
+    it('accepts ±1e150, and the rollups show its squares as a number', async () => {
+      const { token } = await freshWorkspace();
+      const res = await sendLogs(token, [
+        { event: 'huge', value: 1e150 },
+        { event: 'huge', value: -1e150 },
+      ]);
+      expect(res.status, res.text).to.equal(200);
+      const events = await svc.request<{ event_id: string }[]>('GET', '/v1.0/events', { token });
+      for (const period of ['minute', 'hour', 'day']) {
+        const buckets = await svc.request<{ squares: unknown; count: number }[]>('GET', `/v1.0/events/${events.body[0]!.event_id}/logs?period=${period}`, {
+          token,
+        });
+        expect(buckets.body.map((b) => b.count)).to.deep.equal([2]);
+        expect(buckets.body[0]!.squares).to.be.a('number').and.closeTo(2e300, 1e286);
+      }
+    });
+
     it('refuses a record without value', async () => {
       await expectRecordRefused({ event: 'disk.free_mb' }, 'value', /is required/);
     });
@@ -292,6 +314,21 @@ describe('POST /v1.0/logs refuses bad input and stores nothing of the batch', ()
       expect(JSON.stringify(meta).length).to.equal(518);
       expect(Buffer.byteLength(JSON.stringify(meta))).to.equal(1025);
       await expectRecordRefused({ event: 'disk.free_mb', value: 1, meta }, 'meta');
+    });
+
+    it('refuses meta holding 1e400 (Infinity after parsing) deep inside, never storing it as null', async () => {
+      const { ws, token } = await freshWorkspace();
+      const body = JSON.stringify(mixedBatch({ event: 'disk.free_mb', value: 1, meta: { a: [1, { b: '__not_finite__' }] } })).replace(
+        '"__not_finite__"',
+        '-1e400',
+      );
+      const details = expectRefused(await sendRawLogs(token, body), `/${BAD_INDEX}/meta`, /finite/);
+      expect(details).to.have.length(1);
+      await expectNothingStored(ws);
+    });
+
+    it('accepts meta holding null and stores it as sent', async () => {
+      await expectRecordAccepted({ event: 'disk.free_mb', value: 1, meta: { a: null, b: [null] } });
     });
 
     it('refuses a meta object with 11 top-level keys', async () => {

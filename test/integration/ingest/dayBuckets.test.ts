@@ -1,12 +1,8 @@
 import { expect } from 'chai';
-import { loadConfig } from '../../../src/config.js';
-import { EventDirectory } from '../../../src/events/eventDirectory.js';
 import { localDayStart } from '../../../src/time/localDay.js';
-import { LogIngestor } from '../../../src/ingest/logIngestor.js';
-import { createLogger } from '../../../src/logger.js';
-import { createMetrics } from '../../../src/metrics.js';
 import { newId } from '../../../src/ids.js';
-import type { NewLogRecord } from '../../../src/ingest/logWriter.js';
+import type { NewLogRecord } from '../../../src/ingest/journaledBatch.js';
+import { ingestVisible, openTestIngestor } from '../../helpers/ingest.js';
 import { eventIdOf, queryRows, sendLogs } from '../../helpers/logs.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 
@@ -42,14 +38,9 @@ describe('day buckets', function () {
   // The HTTP API accepts logs at most 30 days old; these dates are fixed, so the records go
   // through the ingest pipeline below the HTTP layer, into the real tables and views.
   async function ingestDirectly(records: NewLogRecord[]): Promise<void> {
-    const ingestor = new LogIngestor({
-      clickhouse: svc.stores.clickhouse,
-      directory: new EventDirectory(svc.stores.postgres),
-      config: loadConfig({}).ingest,
-      metrics: createMetrics(),
-      logger: createLogger('silent'),
-    });
-    await ingestor.ingest(workspaceId, records, Date.now());
+    const { ingestor } = await openTestIngestor(svc.stores);
+    await ingestVisible(ingestor, workspaceId, records);
+    await ingestor.close(0);
   }
 
   async function createEvent(event: string, timezone: string): Promise<string> {

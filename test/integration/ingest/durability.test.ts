@@ -4,6 +4,7 @@ import { request } from '../../helpers/http.js';
 import { isoMinutesAgo } from '../../helpers/logs.js';
 import { startServiceProcess } from '../../helpers/process.js';
 import { freshProcessEnv, postgresMode } from '../../helpers/stores.js';
+import { waitFor } from '../../helpers/waitFor.js';
 
 const ADMIN_TOKEN = 'durability-admin-token-0123456789';
 
@@ -36,9 +37,13 @@ describe(`durability of acknowledged logs (Postgres ${postgresMode})`, function 
         const days = await request(second.url, 'GET', `/v1.0/events/${eventId}/logs?period=day`, { token });
         return days.body.reduce((sum: number, d: { count: number }) => sum + d.count, 0);
       };
+      // Whatever the journal still held is replayed into ClickHouse after the restart.
+      const drained = async () => /^alertmon_journal_backlog_records 0$/m.test((await request(second.url, 'GET', '/metrics')).text);
+      await waitFor('the journal replay', async () => ((await drained()) ? true : null));
       expect(await total()).to.equal(acknowledged);
       // The agent retries the last batch it sent, unsure whether it arrived.
       expect((await request(second.url, 'POST', '/v1.0/logs', { token, body: batches[19] })).status).to.equal(200);
+      await waitFor('the journal to drain', async () => ((await drained()) ? true : null));
       expect(await total()).to.equal(acknowledged);
     } finally {
       await second.stop();

@@ -1,30 +1,123 @@
+// Overload, in the order DECISIONS D gives: a workspace over its rate gets 429 with
+// Retry-After and X-RateLimit-* while others keep getting 200s; only a full journal gets
+// 503. Nothing of a refused batch is stored. The journal writer is held (runExclusive) where
+// a test needs the journal to fill or to lag, so nothing here depends on timing.
 import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { request, type TestResponse } from '../../helpers/http.js';
 import { storedLogCount } from '../../helpers/logs.js';
-import { startTestService } from '../../helpers/service.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+
+const batch = (event: string, n: number) => Array.from({ length: n }, (_, i) => ({ log_id: randomUUID(), event, value: i }));
+
+/** Holds the journal writer between two inserts until the returned function is called. */
+function holdWriter(svc: TestService): () => Promise<void> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const held = svc.services.ingestor!.runExclusive(() => released);
+  return async () => {
+    release();
+    await held;
+  };
+}
+
+const metric = (text: string, line: string) =>
+  Number(
+    text
+      .split('\n')
+      .find((l) => l.startsWith(`${line} `))
+      ?.split(' ')[1] ?? NaN,
+  );
 
 describe('ingest overload', function () {
-  this.timeout(60_000);
-  it('answers 503 with Retry-After when the queue is full, and stores nothing of that batch', async () => {
-    // A queue of 300 records whose flush waits 2 s: the first batch of 200 fills it.
-    const svc = await startTestService({
-      env: { INGEST_QUEUE_MAX_RECORDS: '300', INGEST_BATCH_MAX_RECORDS: '300', INGEST_FLUSH_INTERVAL_MS: '2000' },
-    });
+  this.timeout(120_000);
+
+  it('answers 429 with Retry-After and X-RateLimit-* to a workspace over its rate, while another keeps getting 200s', async () => {
+    const svc = await startTestService({ env: { INGEST_WORKSPACE_RECORDS_PER_S: '400', INGEST_WORKSPACE_BURST_S: '1' } });
     try {
-      const token = await svc.tokenFor('busy-ws');
-      const logs = (event: string) => Array.from({ length: 200 }, (_, i) => ({ event, value: i }));
-      const first = svc.request('POST', '/v1.0/logs', { token, body: logs('first') });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const second = await svc.request('POST', '/v1.0/logs', { token, body: logs('second') });
-      expect(second.status).to.equal(503);
-      expect(second.body.error.code).to.equal('ingest_overloaded');
-      expect(Number(second.headers.get('retry-after'))).to.be.greaterThan(0);
-      expect((await first).status).to.equal(200);
-      expect(await storedLogCount(svc.stores.clickhouse, 'busy-ws')).to.equal(200);
-      const definitions = await svc.stores.postgres.query<{ event: string }>("SELECT event FROM event_definitions WHERE user_id = 'busy-ws'");
-      expect(definitions.map((d) => d.event)).to.deep.equal(['first']);
-      const metrics = await svc.request('GET', '/metrics');
-      expect(metrics.text).to.match(/alertmon_rejected_records_total\{reason="overload"\} 200/);
+      const [flood, calm] = [await svc.tokenFor('flood-ws'), await svc.tokenFor('calm-ws')];
+      const answers: TestResponse[] = [];
+      const calmStatuses: number[] = [];
+      // The flood sends 250 records a request, as fast as it is answered; the calm workspace
+      // sends 50 records at a time, well within its rate.
+      for (let i = 0; i < 6; i++) {
+        answers.push(await request(svc.url, 'POST', '/v1.0/logs', { token: flood, body: batch('flood', 250) }));
+        calmStatuses.push((await request(svc.url, 'POST', '/v1.0/logs', { token: calm, body: batch('calm', 50) })).status);
+      }
+      const accepted = answers.filter((a) => a.status === 200).length;
+      const refused = answers.filter((a) => a.status === 429);
+      expect(accepted + refused.length).to.equal(6);
+      expect(refused.length).to.be.greaterThan(0);
+      const first = refused[0]!;
+      expect(first.body.error.code).to.equal('rate_limited');
+      expect(Number(first.headers.get('retry-after'))).to.be.within(1, 2);
+      expect(first.headers.get('x-ratelimit-limit')).to.equal('400');
+      expect(first.headers.get('x-ratelimit-remaining')).to.equal('0');
+      expect(Number(first.headers.get('x-ratelimit-reset'))).to.be.greaterThan(0);
+      expect(answers[0]!.headers.get('x-ratelimit-limit')).to.equal('400');
+      expect(calmStatuses).to.deep.equal([200, 200, 200, 200, 200, 200]);
+
+      await svc.services.ingestor!.caughtUp();
+      expect(await storedLogCount(svc.stores.clickhouse, 'flood-ws')).to.equal(accepted * 250);
+      expect(await storedLogCount(svc.stores.clickhouse, 'calm-ws')).to.equal(300);
+      const metrics = (await svc.request('GET', '/metrics')).text;
+      expect(metric(metrics, 'alertmon_ingest_refused_requests_total{status="429",reason="workspace_rate"}')).to.equal(refused.length);
     } finally {
+      await svc.close();
+    }
+  });
+
+  it('holds a flooding workspace to its share of concurrent requests, without refusing another', async () => {
+    const svc = await startTestService({ env: { INGEST_MAX_CONCURRENT_REQUESTS: '4' } });
+    const release = holdWriter(svc);
+    try {
+      const [flood, calm] = [await svc.tokenFor('crowd-ws'), await svc.tokenFor('quiet-ws')];
+      expect((await request(svc.url, 'POST', '/v1.0/logs', { token: calm, body: batch('quiet', 10) })).status).to.equal(200);
+      const floodAnswers = await Promise.all(
+        Array.from({ length: 40 }, () => request(svc.url, 'POST', '/v1.0/logs', { token: flood, body: batch('crowd', 250) })),
+      );
+      const calmAnswer = await request(svc.url, 'POST', '/v1.0/logs', { token: calm, body: batch('quiet', 10) });
+      const statuses = new Set(floodAnswers.map((a) => a.status));
+      expect([...statuses].sort()).to.deep.equal([200, 429]);
+      const refused = floodAnswers.find((a) => a.status === 429)!;
+      expect(refused.body.error.code).to.equal('rate_limited');
+      expect(refused.headers.get('retry-after')).to.equal('1');
+      expect(calmAnswer.status).to.equal(200);
+      await release();
+      await svc.services.ingestor!.caughtUp();
+      expect(await storedLogCount(svc.stores.clickhouse, 'crowd-ws')).to.equal(floodAnswers.filter((a) => a.status === 200).length * 250);
+    } finally {
+      await release();
+      await svc.close();
+    }
+  });
+
+  it('answers 503 with Retry-After once the journal reaches its cap, stores nothing of that batch, and takes batches again as it drains', async () => {
+    const svc = await startTestService({ env: { INGEST_JOURNAL_MAX_BYTES: String(1024 * 1024) } });
+    const release = holdWriter(svc);
+    try {
+      const token = await svc.tokenFor('full-ws');
+      let accepted = 0;
+      let full: TestResponse | null = null;
+      for (let i = 0; i < 100 && full === null; i++) {
+        const res = await request(svc.url, 'POST', '/v1.0/logs', { token, body: batch('full', 250) });
+        if (res.status === 200) accepted++;
+        else full = res;
+      }
+      expect(full?.status, full?.text).to.equal(503);
+      expect(full!.body.error.code).to.equal('journal_full');
+      expect(Number(full!.headers.get('retry-after'))).to.be.greaterThan(0);
+      const metrics = (await request(svc.url, 'GET', '/metrics')).text;
+      expect(metric(metrics, 'alertmon_journal_backlog_records')).to.equal(accepted * 250);
+      expect(metric(metrics, 'alertmon_journal_backlog_bytes')).to.be.within(900 * 1024, 1024 * 1024);
+      expect(metric(metrics, 'alertmon_rejected_records_total{reason="journal_full"}')).to.equal(250);
+
+      await release();
+      await svc.services.ingestor!.caughtUp();
+      expect(await storedLogCount(svc.stores.clickhouse, 'full-ws')).to.equal(accepted * 250);
+      expect((await svc.request('POST', '/v1.0/logs', { token, body: batch('full', 250) })).status).to.equal(200);
+    } finally {
+      await release();
       await svc.close();
     }
   });

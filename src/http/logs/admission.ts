@@ -1,0 +1,42 @@
+// Applies admission control (src/ingest/admission.ts) to POST /v1.0/logs before the body is
+// read: a refused request is answered 429 at once, with Retry-After and X-RateLimit-*.
+import type { Middleware } from 'koa';
+import type { Admission, Admitted, RateLimitHeaders } from '../../ingest/admission.js';
+import type { AppState } from '../context.js';
+import { workspaceOf } from '../context.js';
+import { HttpError } from '../httpError.js';
+
+const admissions = new WeakMap<object, Admitted>();
+
+/** The admission of this request, for the route to debit its records. */
+export function admissionOf(ctx: object): Admitted | null {
+  return admissions.get(ctx) ?? null;
+}
+
+function setRateHeaders(ctx: Parameters<Middleware<AppState>>[0], headers: RateLimitHeaders | null): void {
+  if (headers === null) return;
+  ctx.set('X-RateLimit-Limit', String(headers.limit));
+  ctx.set('X-RateLimit-Remaining', String(headers.remaining));
+  ctx.set('X-RateLimit-Reset', String(headers.reset));
+}
+
+export function admitLogs(admission: Admission): Middleware<AppState> {
+  return async (ctx, next) => {
+    if (ctx.method !== 'POST' || ctx.path !== '/v1.0/logs') return next();
+    const decision = admission.enter(workspaceOf(ctx));
+    setRateHeaders(ctx, decision.headers);
+    if (!decision.admitted) {
+      const message =
+        decision.reason === 'rate'
+          ? 'The workspace is sending logs faster than its rate; nothing of this batch was stored. Retry it (same log_ids) after Retry-After seconds.'
+          : 'The workspace has as many log requests in flight as its share allows; nothing of this batch was stored. Retry it after Retry-After seconds.';
+      throw new HttpError(429, 'rate_limited', message, [], { 'Retry-After': String(decision.retryAfterS) });
+    }
+    admissions.set(ctx, decision);
+    try {
+      await next();
+    } finally {
+      decision.leave();
+    }
+  };
+}

@@ -1,0 +1,77 @@
+// The journal's framing: each frame is a 12-byte header (magic, payload length, CRC-32 of
+// the payload) and the payload. A frame is valid only when all three agree, so a scan can
+// tell a torn write (the file ends inside a frame, or with bytes that are no frame) from
+// good data, and can find the next good frame after a damaged stretch.
+import { crc32 } from 'node:zlib';
+
+export const FRAME_MAGIC = 0x414d4a31; // "AMJ1"
+export const HEADER_BYTES = 12;
+/** A request is at most 1 MB of JSON; its frame stays far below this. */
+export const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
+
+export function encodeFrame(payload: Buffer): Buffer {
+  const frame = Buffer.allocUnsafe(HEADER_BYTES + payload.length);
+  frame.writeUInt32BE(FRAME_MAGIC, 0);
+  frame.writeUInt32BE(payload.length, 4);
+  frame.writeUInt32BE(crc32(payload), 8);
+  payload.copy(frame, HEADER_BYTES);
+  return frame;
+}
+
+export interface ScannedFrame {
+  /** Offset of the frame's header in the scanned bytes. */
+  readonly offset: number;
+  /** Offset just past the frame. */
+  readonly end: number;
+  readonly payload: Buffer;
+}
+
+/** A stretch of bytes that holds no valid frame. */
+export interface Damage {
+  readonly offset: number;
+  readonly end: number;
+}
+
+export interface ScanResult {
+  readonly frames: ScannedFrame[];
+  /** Damaged stretches, in order; one that reaches the end of the bytes is a torn tail. */
+  readonly damage: Damage[];
+}
+
+/** The valid frame at `offset`, or null. */
+function frameAt(bytes: Buffer, offset: number): ScannedFrame | null {
+  if (offset + HEADER_BYTES > bytes.length || bytes.readUInt32BE(offset) !== FRAME_MAGIC) return null;
+  const length = bytes.readUInt32BE(offset + 4);
+  const end = offset + HEADER_BYTES + length;
+  if (length > MAX_PAYLOAD_BYTES || end > bytes.length) return null;
+  const payload = bytes.subarray(offset + HEADER_BYTES, end);
+  return crc32(payload) === bytes.readUInt32BE(offset + 8) ? { offset, end, payload } : null;
+}
+
+/** Every valid frame of `bytes` (a segment, or part of one starting at a frame), and the damage between them. */
+export function scanFrames(bytes: Buffer, base = 0): ScanResult {
+  const frames: ScannedFrame[] = [];
+  const damage: Damage[] = [];
+  let at = 0;
+  while (at < bytes.length) {
+    const frame = frameAt(bytes, at);
+    if (frame) {
+      frames.push({ offset: base + frame.offset, end: base + frame.end, payload: frame.payload });
+      at = frame.end;
+      continue;
+    }
+    // Resynchronise on the next header that starts a valid frame.
+    let next = at + 1;
+    for (;;) {
+      next = bytes.indexOf(MAGIC_BYTES, next);
+      if (next < 0 || frameAt(bytes, next)) break;
+      next++;
+    }
+    const end = next < 0 ? bytes.length : next;
+    damage.push({ offset: base + at, end: base + end });
+    at = end;
+  }
+  return { frames, damage };
+}
+
+const MAGIC_BYTES = Buffer.from([0x41, 0x4d, 0x4a, 0x31]);

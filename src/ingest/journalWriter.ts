@@ -1,0 +1,188 @@
+// Moves journaled batches into ClickHouse in large blocks: as soon as `blockRecords` wait, or
+// when the oldest has waited `intervalMs`. Before each insert its frame range is made durable
+// in the journal's checkpoint, and its insert_deduplication_token is derived from that range,
+// so a block inserted again after a crash (or after a failure part-way) is stored once in
+// logs and in every rollup. A failed insert is retried with the same token until it passes.
+//
+// A block ClickHouse refuses for its rows is split in halves, down to the one request
+// (frame) that holds the bad rows: that frame is set aside (its payload kept under
+// refused/, counted, logged with its position) and the rest flows on. Each part's token is
+// its own range, and the split is the same on a replay, so nothing is counted twice. The
+// validation in front refuses whatever ClickHouse would, so this is a last resort.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import type { EventDirectory } from '../events/eventDirectory.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import type { ClickHouseStore } from '../stores/clickhouse.js';
+import { decodeBatch, eventIdsOf, insertLinesOf, insertLogs, type DecodedBatch } from './journaledBatch.js';
+import type { BlockRange, FrameEntry, Journal } from './journal/journal.js';
+import { refusedForItsRows } from './rowsRefused.js';
+
+export interface JournalWriterOptions {
+  readonly blockRecords: number;
+  readonly blockBytes: number;
+  readonly intervalMs: number;
+}
+
+const RETRY_PAUSES_MS = [100, 250, 500, 1_000, 2_000, 5_000];
+
+export class JournalWriter {
+  private running: Promise<void> | null = null;
+  private stopping = false;
+  private drainUntil = 0;
+  private wakeUp: (() => void) | null = null;
+  private readonly exclusive: { run(): Promise<void> }[] = [];
+  private readonly caughtUpWaiters: { target: number; resolve(): void }[] = [];
+  /** Frames appended and consumed since this process started (recovered frames count as appended). */
+  private consumedFrames = 0;
+  /** The last block failed and may be stored in part: it stays pending in the checkpoint. */
+  private unsettled = false;
+
+  constructor(
+    private readonly journal: Journal,
+    private readonly clickhouse: ClickHouseStore,
+    private readonly directory: EventDirectory,
+    private readonly options: JournalWriterOptions,
+    private readonly metrics: Metrics,
+    private readonly logger: Logger,
+    private readonly dir: string,
+  ) {}
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** New frames were appended. */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  /** Resolves once every frame appended before the call is in ClickHouse. */
+  caughtUp(appendedFrames: number): Promise<void> {
+    if (this.consumedFrames >= appendedFrames) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.caughtUpWaiters.push({ target: appendedFrames, resolve });
+      this.wake();
+    });
+  }
+
+  /** Runs fn between two inserts (no insert runs meanwhile). */
+  runExclusive<R>(fn: () => Promise<R>): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.exclusive.push({ run: () => fn().then(resolve, reject) });
+      this.wake();
+    });
+  }
+
+  /**
+   * Stops after draining the journal for at most `drainMs`: the block running then is finished
+   * (or left pending for the replay at the next start), and whatever remains is replayed then.
+   */
+  async stop(drainMs: number): Promise<void> {
+    this.stopping = true;
+    this.drainUntil = Date.now() + drainMs;
+    this.wake();
+    await this.running;
+    if (!this.unsettled) await this.journal.settled();
+  }
+
+  private async loop(): Promise<void> {
+    let interrupted: BlockRange | null = this.journal.interrupted;
+    for (;;) {
+      while (this.exclusive.length > 0) await this.exclusive.shift()!.run();
+      if (this.stopping && (Date.now() >= this.drainUntil || this.journal.backlog.records === 0)) return;
+      // The block a crash interrupted goes again first, exactly as it was (same range, same token).
+      const frames = this.journal.nextFrames(this.options.blockRecords, this.options.blockBytes, interrupted);
+      const hurry = this.stopping || this.caughtUpWaiters.length > 0 || this.exclusive.length > 0 || interrupted !== null;
+      interrupted = null;
+      const records = frames.reduce((n, f) => n + f.records, 0);
+      const dueIn = frames.length === 0 ? Infinity : frames[0]!.journaledAt + this.options.intervalMs - Date.now();
+      if (frames.length === 0 || (records < this.options.blockRecords && dueIn > 0 && !hurry)) {
+        await this.sleep(dueIn);
+        continue;
+      }
+      await this.insertBlock(frames);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = Number.isFinite(ms) ? setTimeout(() => done(), Math.max(1, ms)).unref() : null;
+      const done = () => {
+        if (timer) clearTimeout(timer);
+        this.wakeUp = null;
+        resolve();
+      };
+      this.wakeUp = done;
+    });
+  }
+
+  private async insertBlock(frames: FrameEntry[]): Promise<void> {
+    const first = frames[0]!;
+    await this.journal.beginBlock({ segment: first.segment, from: first.offset, to: frames[frames.length - 1]!.end });
+    const payloads = await this.journal.read(frames);
+    const batches = payloads.map(decodeBatch);
+    const eventIds = new Set<string>();
+    for (const b of batches) eventIdsOf(b, eventIds);
+    await this.directory.learnTimezones([...eventIds]);
+    this.unsettled = true;
+    if (!(await this.insertParts(frames, batches))) return; // stopping: left pending for the replay
+    this.unsettled = false;
+    await this.journal.consumed(frames);
+    this.consumedFrames += frames.length;
+    for (let i = this.caughtUpWaiters.length - 1; i >= 0; i--) {
+      if (this.caughtUpWaiters[i]!.target <= this.consumedFrames) this.caughtUpWaiters.splice(i, 1)[0]!.resolve();
+    }
+  }
+
+  /** Inserts the frames, splitting around rows ClickHouse refuses; false when stopped before it passed. */
+  private async insertParts(frames: readonly FrameEntry[], batches: readonly DecodedBatch[]): Promise<boolean> {
+    const first = frames[0]!;
+    const token = `${this.journal.id}-${first.segment}-${first.offset}-${frames[frames.length - 1]!.end}`;
+    const body = batches.map((b) => insertLinesOf(b, (id) => this.directory.timezoneOf(id))).join('');
+    const records = frames.reduce((n, f) => n + f.records, 0);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.insert(body, records, token);
+        return true;
+      } catch (err) {
+        if (refusedForItsRows(err)) break;
+        if (this.stopping && Date.now() >= this.drainUntil) return false;
+        this.metrics.clickhouseInsertFailures.inc();
+        if (attempt === 0 || attempt % 10 === 0) this.logger.warn('journal insert failed; retrying the same block', { token, records, attempt, err });
+        await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSES_MS[Math.min(attempt, RETRY_PAUSES_MS.length - 1)]));
+      }
+    }
+    if (frames.length === 1) {
+      await this.setAside(first, batches[0]!);
+      return true;
+    }
+    const half = Math.ceil(frames.length / 2);
+    return (await this.insertParts(frames.slice(0, half), batches.slice(0, half))) && this.insertParts(frames.slice(half), batches.slice(half));
+  }
+
+  private async setAside(frame: FrameEntry, batch: DecodedBatch): Promise<void> {
+    const file = path.join(this.dir, 'refused', `${frame.segment}-${frame.offset}.log`);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, [`${batch.workspaceId}\t${batch.journaledAt}`, ...batch.lines].join('\n'));
+    this.metrics.journalRefusedRecords.inc(frame.records);
+    this.logger.error('ClickHouse refused rows of a journaled batch; the batch was set aside and the journal goes on', {
+      workspace_id: batch.workspaceId,
+      segment: frame.segment,
+      offset: frame.offset,
+      records: frame.records,
+      kept: file,
+    });
+  }
+
+  private async insert(body: string, rows: number, token: string): Promise<void> {
+    const stopTimer = this.metrics.clickhouseInsertSeconds.startTimer();
+    const result = await this.clickhouse.client.exec({ query: insertLogs(token), values: Readable.from([body]) });
+    result.stream.resume();
+    stopTimer();
+    this.metrics.clickhouseInsertRows.observe(rows);
+    this.metrics.ingestedRecords.inc(rows);
+  }
+}

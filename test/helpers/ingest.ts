@@ -1,0 +1,36 @@
+// Ingest below HTTP, for tests that write records at chosen instants (the API accepts only
+// the last 30 days): an ingestor built the one way the service builds it (openIngestor),
+// with a journal of its own and its own cache of event timezones, as another process has.
+import { mkdtempSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { EventDirectory } from '../../src/events/eventDirectory.js';
+import type { NewLogRecord } from '../../src/ingest/journaledBatch.js';
+import type { LogIngestor } from '../../src/ingest/logIngestor.js';
+import { createLogger } from '../../src/logger.js';
+import { createMetrics, type Metrics } from '../../src/metrics.js';
+import { openIngestor } from '../../src/services.js';
+import type { Stores } from '../../src/stores/index.js';
+import { testRoot } from './stores.js';
+
+export interface TestIngestorOptions {
+  /** Extra INGEST_* settings. */
+  readonly env?: Record<string, string>;
+  /** A journal folder to reopen (restart tests); by default a new one. */
+  readonly journalDir?: string;
+  readonly metrics?: Metrics;
+}
+
+export async function openTestIngestor(stores: Stores, options: TestIngestorOptions = {}): Promise<{ ingestor: LogIngestor; journalDir: string }> {
+  const journalDir = options.journalDir ?? mkdtempSync(path.join(testRoot, 'journal-'));
+  const config = loadConfig({ ...options.env, JOURNAL_DIR: journalDir });
+  const directory = new EventDirectory(stores.postgres, config.events.maxDefinitionsPerWorkspace);
+  const ingestor = await openIngestor(config, stores, directory, options.metrics ?? createMetrics(), createLogger('silent'));
+  return { ingestor, journalDir };
+}
+
+/** Ingests the records in requests of 5,000 and waits until they are in ClickHouse. */
+export async function ingestVisible(ingestor: LogIngestor, workspaceId: string, records: readonly NewLogRecord[]): Promise<void> {
+  for (let i = 0; i < records.length; i += 5000) await ingestor.ingest(workspaceId, records.slice(i, i + 5000), Date.now());
+  await ingestor.caughtUp();
+}
