@@ -73,6 +73,19 @@ describe('layout', () => {
 
   // Each domain stands on the ones below it; a loop would mean neither can be understood,
   // tested or moved without the other.
+  // The rules live in the README and docs/; a comment that cites a document outside the
+  // repository sends its reader nowhere.
+  it('cites no document outside the repository', () => {
+    const outside = new RegExp(['INTER', 'FACE', '|', 'DECI', 'SIONS'].join(''));
+    const files = ['src', 'test', 'scripts', 'docs', 'web']
+      .flatMap((dir) => readdirSync(path.join(projectRoot, dir), { withFileTypes: true, recursive: true }))
+      .filter((e) => e.isFile() && /\.(ts|tsx|md|sql|css|html)$/.test(e.name))
+      .map((e) => path.join(e.parentPath, e.name))
+      .concat(path.join(projectRoot, 'README.md'));
+    const citing = files.filter((file) => outside.test(readFileSync(file, 'utf8'))).map((file) => path.relative(projectRoot, file));
+    expect(citing).to.deep.equal([]);
+  });
+
   it('has no import loop between the folders under src/', () => {
     const graph = domainGraph();
     expect(graph.get('analytics')?.has('events'), 'the check sees imports between domains').to.equal(true);

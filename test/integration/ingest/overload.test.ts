@@ -1,4 +1,4 @@
-// Overload, in the order DECISIONS D gives: a workspace over its rate gets 429 with
+// Overload, in the order docs/ingest.md (Overload: 429 and 503) gives: a workspace over its rate gets 429 with
 // Retry-After and X-RateLimit-* while others keep getting 200s; only a full journal gets
 // 503. Nothing of a refused batch is stored. The journal writer is held (runExclusive) where
 // a test needs the journal to fill or to lag, so nothing here depends on timing.
