@@ -3,9 +3,13 @@ import type { TokenAuthenticator } from '../../auth/tokens.js';
 import { unauthorized } from '../../errors.js';
 import type { AppState } from '../context.js';
 
-/** The token of `Authorization: Bearer <token>`, or null when the header is missing or malformed. */
+/**
+ * The token of `Authorization: Bearer <token>`, or null when the header is missing or malformed.
+ * The scheme is matched in any letter case (HTTP auth schemes are case-insensitive; some
+ * clients send `bearer`).
+ */
 export function bearerToken(header: string | undefined): string | null {
-  const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(header ?? '');
+  const match = /^Bearer ([\x21-\x7e]{1,512})$/i.exec(header ?? '');
   return match ? match[1]! : null;
 }
 

@@ -60,6 +60,23 @@ describe('authentication', () => {
     expect(res.status).to.equal(404);
   });
 
+  // HTTP auth schemes are case-insensitive (RFC 9110 §11.1) and some clients lower-case it.
+  it('reads the Bearer scheme in any letter case, on both planes and on the admin API', async () => {
+    const token = await svc.tokenFor('auth-case-ws');
+    for (const scheme of ['bearer', 'BEARER', 'beArEr']) {
+      const authorization = `${scheme} ${token}`;
+      const control = await request(svc.url, 'GET', '/v1.0/events', { headers: { authorization } });
+      expect(control.status, authorization).to.equal(200);
+      const logs = await request(svc.logsUrl!, 'POST', '/v1.0/logs', { headers: { authorization, 'content-type': 'application/json' }, rawBody: '[]' });
+      expect(logs.status, `${scheme} on the logs plane`).to.not.equal(401);
+      const admin = await request(svc.url, 'POST', '/v1.0/admin/tokens', {
+        headers: { authorization: `${scheme} ${TEST_ADMIN_TOKEN}` },
+        body: { user_id: 'auth-case-ws' },
+      });
+      expect(admin.status, `${scheme} on the admin API`).to.equal(201);
+    }
+  });
+
   it('keeps only the SHA-256 of a token, and no token in the logs', async () => {
     const token = await svc.tokenFor('hash-ws');
     await svc.request('GET', '/v1.0/anything', { token });
