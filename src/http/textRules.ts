@@ -56,6 +56,26 @@ export function textProblems(value: unknown, basePath = ''): ErrorDetail[] {
   return problems;
 }
 
+/**
+ * Paths of numbers that are not finite. JSON has no Infinity, but `1e400` parses to it, in a
+ * body (JSON.parse) and in a query string (coerced by the validator) alike, and no store
+ * keeps it: Postgres refuses it as a bigint, JSON cannot show it.
+ */
+export function nonFiniteNumberProblems(value: unknown, basePath = ''): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  const pending: [unknown, string][] = [[value, basePath]];
+  while (pending.length > 0) {
+    const [current, path] = pending.pop()!;
+    if (typeof current === 'number') {
+      if (!Number.isFinite(current)) problems.push({ path, message: 'must be a finite number' });
+    } else if (typeof current === 'object' && current !== null) {
+      const entries = Object.entries(current);
+      for (let i = entries.length - 1; i >= 0; i--) pending.push([entries[i]![1], `${path}/${segment(entries[i]![0])}`]);
+    }
+  }
+  return problems;
+}
+
 /** How deeply arrays and objects nest in `value` (0 for a scalar), counted without recursion. */
 export function nestingDepth(value: unknown): number {
   let deepest = 0;

@@ -1,11 +1,12 @@
 // JSON Schema (ajv) is the one source of truth for request validation. This module
 // compiles schemas and rewords ajv's errors, in one place, into {path, message} details.
 // Every validator also refuses text no store can keep (NUL, lone surrogates; textRules.ts)
-// in any string or key of the input, so no schema has to say it.
+// in any string or key of the input, and any number that is not finite, so no schema has to
+// say it.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { validationFailed, type ErrorDetail } from '../errors.js';
-import { textProblems } from './textRules.js';
+import { nonFiniteNumberProblems, textProblems } from './textRules.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
@@ -123,7 +124,13 @@ export type Validator<T> = (value: unknown) => T;
 function validatorFrom<T>(ajv: Ajv, schema: object, message?: (details: readonly ErrorDetail[]) => string): Validator<T> {
   const validate = ajv.compile(schema);
   return (value) => {
-    const details = [...problemsOf(validate, value), ...textProblems(value)];
+    // Checked after ajv: its coercion turns the query text "1e400" into Infinity, which its
+    // own type, minimum and maximum checks then pass (they skip non-finite numbers). A
+    // non-finite number's problem replaces what ajv said at the same path.
+    const ajvProblems = problemsOf(validate, value);
+    const nonFinite = nonFiniteNumberProblems(value);
+    const nonFinitePaths = new Set(nonFinite.map((d) => d.path));
+    const details = [...ajvProblems.filter((d) => !nonFinitePaths.has(d.path)), ...nonFinite, ...textProblems(value)];
     if (details.length > 0) throw validationFailed(details, message?.(details));
     return value as T;
   };
