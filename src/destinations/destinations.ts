@@ -2,7 +2,7 @@
 // it omits credentials or sends back abbreviated values exactly as they were read; an
 // abbreviated value is never stored as the secret (docs/api.md, Secrets).
 import { notFound, validationFailed, type ErrorDetail } from '../errors.js';
-import type { Page } from '../page.js';
+import type { PageOrAll } from '../page.js';
 import { newId } from '../ids.js';
 import { abbreviateSecret } from '../logger.js';
 import type { Queryable } from '../stores/postgres.js';
@@ -17,7 +17,7 @@ export async function getDestination(db: Queryable, workspaceId: string, id: str
   return destination;
 }
 
-export function listDestinations(db: Queryable, workspaceId: string, page: Page): Promise<Destination[]> {
+export function listDestinations(db: Queryable, workspaceId: string, page: PageOrAll): Promise<Destination[]> {
   return listDestinationRows(db, workspaceId, page);
 }
 

@@ -1,5 +1,5 @@
 // Destinations in Postgres. Every function takes the workspace and filters by it.
-import type { Page } from '../page.js';
+import type { PageOrAll } from '../page.js';
 import type { Queryable } from '../stores/postgres.js';
 import type { Destination, DestinationConfig, Scope } from './types.js';
 
@@ -35,7 +35,7 @@ export async function findDestination(db: Queryable, workspaceId: string, id: st
   return rows[0] ?? null;
 }
 
-export async function listDestinationRows(db: Queryable, workspaceId: string, page: Page): Promise<Destination[]> {
+export async function listDestinationRows(db: Queryable, workspaceId: string, page: PageOrAll): Promise<Destination[]> {
   return db.query<Destination>(
     `SELECT ${COLUMNS} FROM destinations WHERE workspace_id = $1
      ORDER BY created_at DESC, destination_id DESC LIMIT $2 OFFSET $3`,

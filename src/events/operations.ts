@@ -3,7 +3,7 @@
 // with its share token, and the token's rotation). A timezone change re-buckets the event's day
 // rollup in ClickHouse between two ingest inserts, then updates Postgres and the directory.
 import { invalid, notFound, validationFailed } from '../errors.js';
-import type { Page } from '../page.js';
+import type { Page, PageOrAll } from '../page.js';
 import { readRollupBuckets, type BucketRange } from '../rollups/bucketRead.js';
 import { rebucketDayRollups } from '../rollups/dayRebuild.js';
 import type { Period, RollupBucket } from '../rollups/model.js';
@@ -88,7 +88,7 @@ export async function createEventDefinition(
 }
 
 /** Every definition of the workspace, newest first, paged. */
-export function listEventDefinitions(postgres: Queryable, workspaceId: string, page: Page): Promise<EventDefinition[]> {
+export function listEventDefinitions(postgres: Queryable, workspaceId: string, page: PageOrAll): Promise<EventDefinition[]> {
   return listEventDefinitionRows(postgres, workspaceId, page);
 }
 

@@ -3,7 +3,7 @@
 // timezones, day re-bucketing) are in operations.ts.
 import { conflict } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Page } from '../page.js';
+import type { PageOrAll } from '../page.js';
 import { sqlState, UNIQUE_VIOLATION, type PostgresStore, type Queryable } from '../stores/postgres.js';
 import { newShareToken } from './shareToken.js';
 import { DefinitionLimitError, type EventDefinition, type EventDefinitionChanges, type NewEventDefinition } from './model.js';
@@ -125,7 +125,7 @@ export async function writeNewShareToken(db: Queryable, workspaceId: string, eve
   return rows[0] ?? null;
 }
 
-export async function listEventDefinitionRows(db: Queryable, workspaceId: string, page: Page): Promise<EventDefinition[]> {
+export async function listEventDefinitionRows(db: Queryable, workspaceId: string, page: PageOrAll): Promise<EventDefinition[]> {
   return db.query<EventDefinition>(
     `SELECT ${COLUMNS} FROM event_definitions WHERE user_id = $1
      ORDER BY created_at DESC, event_id DESC LIMIT $2 OFFSET $3`,

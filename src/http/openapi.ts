@@ -41,10 +41,12 @@ function operation(route: DocumentedRoute) {
     schema: { type: 'string', format: 'uuid' },
   }));
   const query = (spec.query ?? spec.handlerValidatedQuery) as { properties?: Record<string, object>; required?: readonly string[] } | undefined;
+  // A parameter's description is shown beside it by API tooling (its schema keeps it too).
   const queryParams = Object.entries(query?.properties ?? {}).map(([name, schema]) => ({
     name,
     in: 'query',
     required: query?.required?.includes(name) ?? false,
+    ...('description' in schema && typeof schema.description === 'string' ? { description: schema.description } : {}),
     schema,
   }));
   const auth = spec.auth ?? 'workspace';

@@ -15,8 +15,21 @@ export function requireUuidParams(router: Router<AppState>, names: readonly stri
   }
 }
 
-/** `limit` (default 100) and `offset` (default 0) of a list request; see src/page.ts. */
+const offsetProperty = { type: 'integer', minimum: 0, maximum: 2_147_483_647, description: 'Skip this many items first (default 0).' } as const;
+
+/** `limit` (default 100) and `offset` (default 0) of a list request; see pageOf in src/page.ts. */
 export const pageQueryProperties = {
   limit: { type: 'integer', minimum: 0, maximum: MAX_PAGE_LIMIT, description: 'At most this many items (default 100).' },
-  offset: { type: 'integer', minimum: 0, maximum: 2_147_483_647, description: 'Skip this many items first (default 0).' },
+  offset: offsetProperty,
+} as const;
+
+/** `limit` (default: every item) and `offset` of a list that is whole by default; see pageOrAll in src/page.ts. */
+export const wholeListQueryProperties = {
+  limit: {
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_PAGE_LIMIT,
+    description: 'At most this many items (default: every item of the workspace, from offset on).',
+  },
+  offset: offsetProperty,
 } as const;

@@ -1,7 +1,7 @@
 // What can be done with policies, by an HTTP route or a worker alike. Every function takes
 // the workspace: another workspace's policy, or event, is simply not found.
 import { notFound, validationFailed } from '../errors.js';
-import type { Page } from '../page.js';
+import type { PageOrAll } from '../page.js';
 import type { PostgresStore, Queryable } from '../stores/postgres.js';
 import { POLICY_DEFAULTS, VERDICT_FIELDS, type Policy, type PolicyFields } from './model.js';
 import { ruleProblems, type RuleFields } from './ruleChecks.js';
@@ -38,7 +38,7 @@ export async function getPolicy(db: Queryable, workspaceId: string, policyId: st
   return policy;
 }
 
-export function listPolicies(db: Queryable, workspaceId: string, page: Page): Promise<Policy[]> {
+export function listPolicies(db: Queryable, workspaceId: string, page: PageOrAll): Promise<Policy[]> {
   return listPolicyRows(db, workspaceId, page);
 }
 

@@ -1,7 +1,7 @@
 // Policies in Postgres. Every function takes the workspace and filters by it: another
 // workspace's policy, or event, is simply not found.
 import { newId } from '../ids.js';
-import type { Page } from '../page.js';
+import type { PageOrAll } from '../page.js';
 import type { Queryable } from '../stores/postgres.js';
 import { POLICY_FIELDS, type Policy, type PolicyFields } from './model.js';
 
@@ -31,7 +31,7 @@ export async function findPolicy(db: Queryable, workspaceId: string, policyId: s
   return rows[0] ?? null;
 }
 
-export function listPolicyRows(db: Queryable, workspaceId: string, page: Page): Promise<Policy[]> {
+export function listPolicyRows(db: Queryable, workspaceId: string, page: PageOrAll): Promise<Policy[]> {
   return db.query<Policy>(
     `SELECT ${COLUMNS} FROM policies WHERE workspace_id = $1
      ORDER BY created_at DESC, policy_id DESC LIMIT $2 OFFSET $3`,

@@ -3,7 +3,7 @@ import { createDestination, getDestination, listDestinations, updateDestination 
 import type { ProviderOrigins } from '../../destinations/validation.js';
 import type { DeliveryDeps } from '../../delivery/deliver.js';
 import { sendTestNotification } from '../../delivery/testSend.js';
-import { pageOf } from '../../page.js';
+import { pageOrAll } from '../../page.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import { destinationJson } from './representation.js';
@@ -42,7 +42,7 @@ export function destinationRoutes({ providers, delivery }: DestinationRoutesDeps
         responses: { 200: { description: 'Destinations of the workspace.', schema: { type: 'array', items: destinationResponseSchema } } },
       },
       async (ctx, { query }) => {
-        const rows = await listDestinations(db, workspaceOf(ctx), pageOf(query));
+        const rows = await listDestinations(db, workspaceOf(ctx), pageOrAll(query));
         ctx.body = rows.map(destinationJson);
       },
     )

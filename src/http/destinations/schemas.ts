@@ -1,5 +1,5 @@
 import { CHANNELS, SCOPES } from '../../destinations/types.js';
-import { pageQueryProperties } from '../params.js';
+import { wholeListQueryProperties } from '../params.js';
 
 const writable = {
   channel: { type: 'string', enum: CHANNELS, description: 'The provider type. sms is not supported.' },
@@ -52,7 +52,7 @@ export const updateDestinationSchema = {
 export const listDestinationsQuerySchema = {
   type: 'object',
   additionalProperties: false,
-  properties: pageQueryProperties,
+  properties: wholeListQueryProperties,
 } as const;
 
 const timestamp = { type: 'string', format: 'date-time' } as const;

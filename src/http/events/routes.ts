@@ -9,7 +9,7 @@ import {
   updateEventDefinition,
   type EventsDeps,
 } from '../../events/operations.js';
-import { pageOf } from '../../page.js';
+import { pageOf, pageOrAll } from '../../page.js';
 import { emptyBodySchema } from '../alerts/schemas.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
@@ -44,7 +44,7 @@ export function eventRoutes(deps: EventsDeps): ApiRouter {
         responses: { 200: { description: 'Event definitions.', schema: { type: 'array', items: eventDefinitionSchema } }, 400: invalidInput },
       },
       async (ctx, { query }) => {
-        const definitions = await listEventDefinitions(deps.postgres, workspaceOf(ctx), pageOf(query));
+        const definitions = await listEventDefinitions(deps.postgres, workspaceOf(ctx), pageOrAll(query));
         ctx.body = definitions.map(eventDefinitionJson);
       },
     )

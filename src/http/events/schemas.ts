@@ -1,5 +1,5 @@
 import { PERIODS } from '../../rollups/model.js';
-import { pageQueryProperties } from '../params.js';
+import { pageQueryProperties, wholeListQueryProperties } from '../params.js';
 import { PATTERNS } from '../validation.js';
 
 const editable = {
@@ -40,7 +40,7 @@ export const updateEventSchema = {
 
 export const listEventsQuerySchema = {
   type: 'object',
-  properties: pageQueryProperties,
+  properties: wholeListQueryProperties,
 } as const;
 
 export const rollupQuerySchema = {

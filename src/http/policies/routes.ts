@@ -6,7 +6,7 @@ import { policyJson } from '../../policies/model.js';
 import { createPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from '../../policies/operations.js';
 import type { PostgresStore } from '../../stores/postgres.js';
 import { alertResponseSchema } from '../alerts/schemas.js';
-import { pageOf } from '../../page.js';
+import { pageOrAll } from '../../page.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import { MAX_AGE_MS, MAX_AHEAD_MS } from '../logs/schema.js';
@@ -98,7 +98,7 @@ export function policyRoutes({ postgres, evaluator }: PolicyRoutesDeps): ApiRout
       responses: { 200: { description: 'Policies.', schema: { type: 'array', items: policyResponseSchema } }, 400: errors[400] },
     },
     async (ctx, { query }) => {
-      const policies = await listPolicies(postgres, workspaceOf(ctx), pageOf(query));
+      const policies = await listPolicies(postgres, workspaceOf(ctx), pageOrAll(query));
       ctx.body = policies.map(policyJson);
     },
   );

@@ -1,6 +1,6 @@
 import { AGGREGATES, COMPARE_TO, CONDITIONS, LIMITS, NO_DATA, POLICY_DEFAULTS, SEVERITIES } from '../../policies/model.js';
 import { PERIODS } from '../../rollups/model.js';
-import { pageQueryProperties } from '../params.js';
+import { wholeListQueryProperties } from '../params.js';
 import { PATTERNS } from '../validation.js';
 
 const fields = {
@@ -80,7 +80,7 @@ export const updatePolicySchema = {
 export const listPoliciesQuerySchema = {
   type: 'object',
   additionalProperties: false,
-  properties: pageQueryProperties,
+  properties: wholeListQueryProperties,
 } as const;
 
 export const evaluateBodySchema = {
