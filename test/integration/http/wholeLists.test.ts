@@ -14,8 +14,7 @@ describe('lists without limit', function () {
   let eventId: string;
   const created: Record<string, string[]> = { events: [], policies: [], destinations: [] };
 
-  const idOf = (kind: string, item: Record<string, string>) =>
-    item[kind === 'events' ? 'event_id' : kind === 'policies' ? 'policy_id' : 'destination_id']!;
+  const idOf = (kind: string, item: Record<string, string>) => item[kind === 'events' ? 'event_id' : kind === 'policies' ? 'policy_id' : 'destination_id']!;
 
   before(async () => {
     svc = await startTestService();
