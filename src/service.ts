@@ -2,6 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp, type Plane } from './app.js';
+import { clientErrorHandler } from './http/clientError.js';
 import type { BackgroundTask } from './backgroundTask.js';
 import { runsWorker, servesControlPlane, servesIngest, type Config } from './config.js';
 import type { Logger } from './logger.js';
@@ -44,11 +45,11 @@ export async function startService(config: Config, logger: Logger, options: Star
     if (servesControlPlane(config.role)) mainPlanes.add('control');
     if (servesIngest(config.role)) mainPlanes.add('logs');
 
-    const main = await listen(buildApp(services, mainPlanes).callback(), port, host);
+    const main = await listen(buildApp(services, mainPlanes).callback(), port, host, logger);
     servers.push(main);
     let logsServer: http.Server | null = null;
     if (logsPort !== null && servesIngest(config.role)) {
-      logsServer = await listen(buildApp(services, new Set<Plane>(['logs'])).callback(), logsPort, host);
+      logsServer = await listen(buildApp(services, new Set<Plane>(['logs'])).callback(), logsPort, host, logger);
       servers.push(logsServer);
     }
     if (runsWorker(config.role)) {
@@ -91,9 +92,10 @@ export async function startService(config: Config, logger: Logger, options: Star
   }
 }
 
-function listen(handler: http.RequestListener, port: number, host: string): Promise<http.Server> {
+function listen(handler: http.RequestListener, port: number, host: string, logger: Logger): Promise<http.Server> {
   return new Promise((resolve, reject) => {
     const server = http.createServer({ keepAliveTimeout: 65_000 }, handler);
+    server.on('clientError', clientErrorHandler(logger));
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
