@@ -9,10 +9,20 @@
 // kept after an error the server reported (it answered, and the session is in sync again once
 // it is ready for the next query) and replaced only after a connection-level failure, and a
 // session is never handed back inside a transaction.
+//
+// A connection can also be cut while it is checked out (a Postgres restart or fail-over,
+// pg_terminate_backend, idle_in_transaction_session_timeout): the pool listens for errors of
+// idle connections only, and a checked-out client's unheard 'error' event ended the process.
+// Every client is listened to from its connection on (its death can arrive in the same
+// network read as its first ReadyForQuery, before any caller holds it); the operation on it
+// fails with 503
+// database_unavailable (as does one that cannot connect), and the pool opens new connections
+// for the next callers, so the service recovers by itself when Postgres is back.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { unavailable } from '../errors.js';
 
 export type Row = Record<string, unknown>;
 
@@ -86,6 +96,38 @@ function isConnectionFailure(err: unknown): boolean {
   return err.code?.startsWith('08') === true || err.severity === 'FATAL' || err.severity === 'PANIC';
 }
 
+// Socket-level failures: the server is gone or unreachable.
+const SOCKET_ERROR_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * The database went away or cannot be reached (as opposed to a statement it refused, or a
+ * malformed message of ours, 08P01): the operation may succeed if retried once it is back.
+ */
+function isDatabaseLoss(err: unknown): boolean {
+  if (err instanceof pg.DatabaseError) {
+    const code = err.code ?? '';
+    // 57P01-57P03: admin shutdown, crash shutdown, cannot connect now; 08xxx: connection exceptions.
+    return code.startsWith('57P') || (code.startsWith('08') && code !== '08P01');
+  }
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== undefined && SOCKET_ERROR_CODES.has(code)) return true;
+  const message = err instanceof Error ? err.message : '';
+  return /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect/i.test(message);
+}
+
+const databaseUnavailable = (cause: unknown) =>
+  Object.assign(unavailable('database_unavailable', 'The database connection was lost or could not be opened; retry shortly.', 1), { cause });
+
 /** Thrown when a transaction ended without committing although no statement of it threw. */
 export class TransactionRolledBackError extends Error {
   constructor() {
@@ -99,6 +141,14 @@ type Run = <R extends object>(text: string, params?: readonly unknown[]) => Prom
 function poolStore(mode: PostgresStore['mode'], pool: pg.Pool, shutdown: () => Promise<void>): PostgresStore {
   // An idle client that fails (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // A checked-out client's failure is heard here (the pool hears only idle ones) and makes the
+  // operation on it fail; 'connect' is emitted before the client is handed to anyone.
+  const lostConnections = new WeakMap<pg.Client, Error>();
+  pool.on('connect', (client) => {
+    client.on('error', (err) => {
+      if (!lostConnections.has(client)) lostConnections.set(client, err);
+    });
+  });
   let closed: Promise<void> | null = null;
 
   /**
@@ -107,19 +157,27 @@ function poolStore(mode: PostgresStore['mode'], pool: pg.Pool, shutdown: () => P
    * a transaction; then it is closed and the pool opens a new one for the next caller.
    */
   async function withClient<T>(fn: (run: Run) => Promise<T>): Promise<T> {
-    const client = await pool.connect();
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      throw isDatabaseLoss(err) ? databaseUnavailable(err) : err;
+    }
     let broken: Error | undefined;
     const run: Run = async (text, params = []) => {
       try {
         return await client.query(text, params as unknown[]);
       } catch (err) {
-        if (isConnectionFailure(err)) broken ??= err as Error;
-        throw err;
+        const lost = lostConnections.get(client);
+        if (isConnectionFailure(err) || lost !== undefined) broken ??= lost ?? (err as Error);
+        throw lost !== undefined || isDatabaseLoss(err) ? databaseUnavailable(err) : err;
       }
     };
     try {
       return await fn(run);
     } finally {
+      // The connection may have died between statements, with nothing running on it.
+      broken ??= lostConnections.get(client);
       // The status comes from the last ReadyForQuery, so after a statement that failed outside
       // a transaction it still reads idle ('I'); the pool's next user waits for that message.
       if (broken === undefined && client.getTransactionStatus() !== 'I') await run('ROLLBACK').catch(() => {});
