@@ -35,6 +35,14 @@ export interface ClickHouseConfig {
   readonly database: string;
 }
 
+/** The analysts' SQL (POST /v1.0/admin/sql, `npm run sql`); docs/analyst-sql.md, Limits. */
+export interface AnalystConfig {
+  /** ANALYST_MAX_MEMORY_BYTES: memory one analyst query may take (ClickHouse max_memory_usage); past it, 400. @default 1073741824 (1 GiB) */
+  readonly maxMemoryBytes: number;
+  /** ANALYST_MAX_CONCURRENT_QUERIES: analyst queries run at once per process (others wait their turn), so together they take at most this many times ANALYST_MAX_MEMORY_BYTES. @default 2 */
+  readonly maxConcurrentQueries: number;
+}
+
 export interface PostgresConfig {
   /** DATABASE_URL: a Postgres server. @default null (embedded PGlite under DATA_DIR/postgres) */
   readonly url: string | null;
@@ -114,6 +122,7 @@ export interface Config {
   readonly logLevel: LogLevel;
   readonly http: HttpConfig;
   readonly clickhouse: ClickHouseConfig;
+  readonly analyst: AnalystConfig;
   readonly postgres: PostgresConfig;
   readonly events: EventsConfig;
   readonly ingest: IngestConfig;
@@ -281,6 +290,10 @@ export function loadConfig(env: Env = process.env): Config {
       user: read.string('CLICKHOUSE_USER', 'default'),
       password: read.string('CLICKHOUSE_PASSWORD', ''),
       database,
+    },
+    analyst: {
+      maxMemoryBytes: read.integer('ANALYST_MAX_MEMORY_BYTES', 1024 ** 3, 16 * 1024 ** 2, 1024 ** 4),
+      maxConcurrentQueries: read.integer('ANALYST_MAX_CONCURRENT_QUERIES', 2, 1, 64),
     },
     postgres: { url: read.url('DATABASE_URL', ['postgres:', 'postgresql:'], null) },
     events: { maxDefinitionsPerWorkspace: read.integer('WORKSPACE_MAX_EVENT_DEFINITIONS', DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE, 1, 10_000_000) },

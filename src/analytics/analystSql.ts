@@ -133,6 +133,24 @@ function engineMessage(err: unknown): string {
   return err instanceof Error ? err.message.split('\n')[0]!.trim() : String(err);
 }
 
+const mebibytes = (bytes: number) => `${Math.round(bytes / 1024 ** 2)} MiB`;
+
+/** The 400 for a query the engine stopped or refused, its bounds named in words. */
+function queryFailure(err: unknown, clickhouse: ClickHouseStore): Error {
+  const message = engineMessage(err);
+  if (/memory limit/i.test(message)) {
+    return invalid(
+      'sql_memory_limit',
+      `The query needs more than ${mebibytes(clickhouse.analystLimits.maxMemoryBytes)} of memory (the limit of one analyst query) and was stopped; ` +
+        `aggregate earlier, read fewer rows or columns, or add a LIMIT. Engine: ${message}`,
+    );
+  }
+  if (/timeout exceeded|TIMEOUT_EXCEEDED/i.test(message)) {
+    return invalid('sql_timeout', `The query ran longer than ${ANALYST_LIMITS.maxExecutionSeconds} s and was stopped. Engine: ${message}`);
+  }
+  return invalid('sql_error', message);
+}
+
 /** Checks an analyst's query and runs it; refused or failing queries throw `invalid`. */
 export async function runAnalystQuery(clickhouse: ClickHouseStore, sql: string): Promise<AnalystRow[]> {
   let canonical: string;
@@ -151,7 +169,7 @@ export async function runAnalystQuery(clickhouse: ClickHouseStore, sql: string):
   try {
     rows = await clickhouse.analystQuery(canonical);
   } catch (err) {
-    throw invalid('sql_error', engineMessage(err));
+    throw queryFailure(err, clickhouse);
   }
   // max_result_rows is checked per block: a result made in one block (arrayJoin) slips past.
   if (rows.length > ANALYST_LIMITS.maxResultRows) {

@@ -8,7 +8,17 @@ import { createHmac } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 
-export type ClickHouseOptions =
+/** How much the analysts' queries may take (docs/analyst-sql.md, Limits). */
+export interface AnalystLimits {
+  /** Memory of one query (max_memory_usage). */
+  readonly maxMemoryBytes: number;
+  /** Queries run at once by this process; the rest wait their turn. */
+  readonly maxConcurrentQueries: number;
+}
+
+export const DEFAULT_ANALYST_LIMITS: AnalystLimits = { maxMemoryBytes: 1024 ** 3, maxConcurrentQueries: 2 };
+
+export type ClickHouseOptions = (
   | {
       readonly mode: 'server';
       readonly url: string;
@@ -16,7 +26,8 @@ export type ClickHouseOptions =
       readonly password: string;
       readonly database: string;
     }
-  | { readonly mode: 'embedded'; readonly path: string; readonly database: string };
+  | { readonly mode: 'embedded'; readonly path: string; readonly database: string }
+) & { readonly analyst?: AnalystLimits };
 
 type ChdbAsClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
 
@@ -26,12 +37,14 @@ export interface ClickHouseStore {
   /** Client whose default database is `database`. */
   readonly client: ClickHouseClient;
   /**
-   * Runs one statement on the analysts' read-only session (ANALYST_LIMITS) and returns its
-   * rows. Unchecked: analysts' own SQL goes through runAnalystQuery (src/analytics/analystSql.ts).
+   * Runs one statement on the analysts' read-only session (ANALYST_LIMITS, analystLimits) and
+   * returns its rows; at most analystLimits.maxConcurrentQueries run at once, the others wait.
+   * Unchecked: analysts' own SQL goes through runAnalystQuery (src/analytics/analystSql.ts).
    */
   analystQuery(sql: string, params?: Record<string, unknown>): Promise<Record<string, unknown>[]>;
   /** The ClickHouse user the analyst session runs as, when it is not the service's own (server mode). */
   readonly analystUser: string | null;
+  readonly analystLimits: AnalystLimits;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -47,20 +60,52 @@ const SESSION_SETTINGS: ClickHouseSettings = {
   date_time_output_format: 'iso',
 };
 
-// The analyst session: no writes, no DDL, no setting changes; bounded result and time.
+// The analyst session: no writes, no DDL, no setting changes; bounded result, time and memory.
 // readonly comes last so that the limits before it are still allowed to be set.
 export const ANALYST_LIMITS = { maxResultRows: 10_000, maxExecutionSeconds: 30 } as const;
-const ANALYST_SETTINGS: ClickHouseSettings = {
-  max_result_rows: String(ANALYST_LIMITS.maxResultRows),
-  result_overflow_mode: 'throw',
-  max_execution_time: ANALYST_LIMITS.maxExecutionSeconds,
-  output_format_json_quote_64bit_integers: 0,
-  date_time_output_format: 'iso',
-  readonly: '1',
-};
+function analystSettings(limits: AnalystLimits, mode: ClickHouseStore['mode'], ownUser: boolean): ClickHouseSettings {
+  return {
+    max_result_rows: String(ANALYST_LIMITS.maxResultRows),
+    result_overflow_mode: 'throw',
+    max_execution_time: ANALYST_LIMITS.maxExecutionSeconds,
+    timeout_overflow_mode: 'throw',
+    // The engine checks memory at every allocation, also inside one block that its time
+    // check cannot interrupt (range(3e8) in one block ran 45 s past a 30 s limit, to 8 GB).
+    max_memory_usage: String(limits.maxMemoryBytes),
+    // All analyst queries of every process together, where they run as a user of their own
+    // (a server); in-process, at most maxConcurrentQueries run at once (analystQuery).
+    ...(ownUser ? { max_memory_usage_for_user: String(limits.maxMemoryBytes * limits.maxConcurrentQueries) } : {}),
+    // A server stops a query whose client gave up on it (ANALYST_REQUEST_TIMEOUT_MS).
+    ...(mode === 'server' ? { cancel_http_readonly_queries_on_client_close: 1 } : {}),
+    output_format_json_quote_64bit_integers: 0,
+    date_time_output_format: 'iso',
+    readonly: '1',
+  };
+}
+
+// The analyst client's own deadline on a server, a little past the engine's time limit.
+const ANALYST_REQUEST_TIMEOUT_MS = (ANALYST_LIMITS.maxExecutionSeconds + 10) * 1000;
+
+/** At most `limit` callers at once; the others wait in order. */
+function concurrencyLimit(limit: number): <T>(fn: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (fn) => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running++;
+    try {
+      return await fn();
+    } finally {
+      const next = waiting.shift();
+      if (next === undefined) running--;
+      else next();
+    }
+  };
+}
 
 export async function openClickHouse(options: ClickHouseOptions): Promise<ClickHouseStore> {
   const { database } = options;
+  const limits = options.analyst ?? DEFAULT_ANALYST_LIMITS;
   if (options.mode === 'server') {
     const connect = (db: string, settings: ClickHouseSettings) =>
       createClient({
@@ -84,10 +129,10 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
       username: analyst?.user ?? options.user,
       password: analyst?.password ?? options.password,
       database,
-      clickhouse_settings: ANALYST_SETTINGS,
-      request_timeout: 120_000,
+      clickhouse_settings: analystSettings(limits, 'server', analyst !== null),
+      request_timeout: ANALYST_REQUEST_TIMEOUT_MS,
     });
-    return store('server', database, connect(database, SESSION_SETTINGS), analystClient, analyst?.user ?? null);
+    return store('server', database, connect(database, SESSION_SETTINGS), analystClient, analyst?.user ?? null, limits);
   }
 
   const { createChdbConnection } = await import('chdb/connection');
@@ -103,7 +148,10 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
     await client.command({ query: 'SELECT 1', clickhouse_settings: settings });
     return client;
   };
-  return store('embedded', database, await session(SESSION_SETTINGS), await session(ANALYST_SETTINGS), null);
+  // In-process the analyst session runs as the service's own user: no per-user memory bound
+  // (it would stop the service's queries too), only the per-query one and the turn-taking.
+  const analystSession = await session(analystSettings(limits, 'embedded', false));
+  return store('embedded', database, await session(SESSION_SETTINGS), analystSession, null, limits);
 }
 
 interface AnalystCredentials {
@@ -143,28 +191,33 @@ function store(
   client: ClickHouseClient,
   analyst: ClickHouseClient,
   analystUser: string | null,
+  limits: AnalystLimits,
 ): ClickHouseStore {
   let closed: Promise<void> | null = null;
+  const analystTurn = concurrencyLimit(limits.maxConcurrentQueries);
   return {
     mode,
     database,
     client,
     analystUser,
+    analystLimits: limits,
     // exec sends the statement as it is: query() would append a FORMAT clause, which an
     // EXPLAIN passes on to the SELECT inside it. default_format sets the output instead.
-    async analystQuery(sql, params) {
-      const result = await analyst.exec({
-        query: sql,
-        ...(params === undefined ? {} : { query_params: params }),
-        clickhouse_settings: { default_format: 'JSONEachRow' },
+    analystQuery(sql, params) {
+      return analystTurn(async () => {
+        const result = await analyst.exec({
+          query: sql,
+          ...(params === undefined ? {} : { query_params: params }),
+          clickhouse_settings: { default_format: 'JSONEachRow' },
+        });
+        const chunks: Buffer[] = [];
+        for await (const chunk of result.stream) chunks.push(Buffer.from(chunk as Uint8Array));
+        return Buffer.concat(chunks)
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => line !== '')
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
       });
-      const chunks: Buffer[] = [];
-      for await (const chunk of result.stream) chunks.push(Buffer.from(chunk as Uint8Array));
-      return Buffer.concat(chunks)
-        .toString('utf8')
-        .split('\n')
-        .filter((line) => line !== '')
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
     },
     async ping() {
       const result = await client.ping();

@@ -15,7 +15,10 @@ export interface Stores {
 
 export function clickHouseOptions(config: Config): ClickHouseOptions {
   const { url, user, password, database } = config.clickhouse;
-  return url === null ? { mode: 'embedded', path: path.join(config.dataDir, 'clickhouse'), database } : { mode: 'server', url, user, password, database };
+  const analyst = config.analyst;
+  return url === null
+    ? { mode: 'embedded', path: path.join(config.dataDir, 'clickhouse'), database, analyst }
+    : { mode: 'server', url, user, password, database, analyst };
 }
 
 export function postgresOptions(config: Config): PostgresOptions {

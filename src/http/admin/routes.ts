@@ -56,7 +56,8 @@ export function adminRoutes(adminToken: string | null, stores: Stores): ApiRoute
         summary: 'Run one read-only SELECT on ClickHouse',
         description:
           'Exactly one SELECT (or an EXPLAIN of one) over the service database: no table functions, other databases, ' +
-          'or functions that read files or dictionaries (400 sql_not_allowed). readonly=1, at most 10,000 rows and 30 s.',
+          'or functions that read files or dictionaries (400 sql_not_allowed). readonly=1, at most 10,000 rows, 30 s (400 sql_timeout) ' +
+          'and ANALYST_MAX_MEMORY_BYTES per query (400 sql_memory_limit); ANALYST_MAX_CONCURRENT_QUERIES run at once, the others wait.',
         body: analystQuerySchema,
         responses: { 200: { description: 'The rows.', schema: analystRowsSchema }, ...adminErrors },
       },
