@@ -150,8 +150,8 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
   };
   // In-process the analyst session runs as the service's own user: no per-user memory bound
   // (it would stop the service's queries too), only the per-query one and the turn-taking.
-  const analystSession = await session(analystSettings(limits, 'embedded', false));
-  return store('embedded', database, await session(SESSION_SETTINGS), analystSession, null, limits);
+  const serviceSession = await session(SESSION_SETTINGS);
+  return store('embedded', database, serviceSession, await session(analystSettings(limits, 'embedded', false)), null, limits);
 }
 
 interface AnalystCredentials {
