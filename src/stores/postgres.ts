@@ -15,9 +15,9 @@
 // idle connections only, and a checked-out client's unheard 'error' event ended the process.
 // Every client is listened to from its connection on (its death can arrive in the same
 // network read as its first ReadyForQuery, before any caller holds it); the operation on it
-// fails with 503
-// database_unavailable (as does one that cannot connect), and the pool opens new connections
-// for the next callers, so the service recovers by itself when Postgres is back.
+// fails with 503 database_unavailable (as does one that cannot connect), and the pool opens
+// new connections for the next callers, so the service recovers by itself when Postgres is
+// back.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
