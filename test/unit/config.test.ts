@@ -19,6 +19,14 @@ describe('configuration', () => {
     expect(config.channels.discordWebhookOrigins).to.deep.equal(['https://discord.com', 'https://discordapp.com']);
     expect(config.channels.telegramApiOrigin).to.equal('https://api.telegram.org');
     expect(config.delivery.allowPrivateTargets).to.equal(false);
+    expect(config.analyst).to.deep.equal({ maxMemoryBytes: 1024 ** 3, maxConcurrentQueries: 2 });
+  });
+
+  it('reads the analyst SQL bounds and refuses ones that bound nothing', () => {
+    const config = loadConfig({ ANALYST_MAX_MEMORY_BYTES: String(256 * 1024 ** 2), ANALYST_MAX_CONCURRENT_QUERIES: '4' });
+    expect(config.analyst).to.deep.equal({ maxMemoryBytes: 256 * 1024 ** 2, maxConcurrentQueries: 4 });
+    for (const bad of ['0', '1e400', 'lots']) expect(() => loadConfig({ ANALYST_MAX_MEMORY_BYTES: bad })).to.throw(ConfigError, /ANALYST_MAX_MEMORY_BYTES/);
+    expect(() => loadConfig({ ANALYST_MAX_CONCURRENT_QUERIES: '0' })).to.throw(ConfigError, /ANALYST_MAX_CONCURRENT_QUERIES/);
   });
 
   it('reads every variable it documents', () => {
