@@ -2,6 +2,7 @@
 // A bad value never starts the service: every problem is collected and reported together.
 import path from 'node:path';
 import { DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE } from './events/model.js';
+import { DEFAULT_MAX_SILENCES_PER_WORKSPACE } from './silences/model.js';
 
 export const ROLES = ['all', 'api', 'ingest', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
@@ -70,6 +71,11 @@ export interface IngestConfig {
   readonly dedupMaxIds: number;
 }
 
+export interface SilencesConfig {
+  /** WORKSPACE_MAX_SILENCES: silences one workspace may keep (ended ones included); creating one more is refused (409). @default 1000 */
+  readonly maxPerWorkspace: number;
+}
+
 export interface EvaluationConfig {
   /** EVAL_INTERVAL_MS: how often the worker evaluates every enabled policy. @default 15000 */
   readonly intervalMs: number;
@@ -125,6 +131,7 @@ export interface Config {
   readonly events: EventsConfig;
   readonly ingest: IngestConfig;
   readonly evaluation: EvaluationConfig;
+  readonly silences: SilencesConfig;
   readonly delivery: DeliveryConfig;
   readonly channels: ChannelsConfig;
 }
@@ -296,6 +303,7 @@ export function loadConfig(env: Env = process.env): Config {
       intervalMs: read.integer('EVAL_INTERVAL_MS', 15_000, 100, 86_400_000),
       graceMs: read.integer('EVAL_GRACE_MS', 5_000, 0, 3_600_000),
     },
+    silences: { maxPerWorkspace: read.integer('WORKSPACE_MAX_SILENCES', DEFAULT_MAX_SILENCES_PER_WORKSPACE, 1, 100_000) },
     delivery: {
       // About 10 s, 1 min, 5 min, 30 min and 2 h: six tries over about 2.5 hours.
       retryScheduleMs: read.integerList('DELIVERY_RETRY_SCHEDULE_MS', [10_000, 60_000, 300_000, 1_800_000, 7_200_000], 1, 86_400_000, 10),

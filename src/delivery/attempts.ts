@@ -10,7 +10,8 @@ import type { Queryable } from '../stores/postgres.js';
 import type { NextStep } from './retryPolicy.js';
 
 export type AttemptKind = 'alert' | 'test';
-export type AttemptStatus = 'pending' | 'delivered' | 'failed' | 'exhausted';
+/** silenced: a silence covered the notification; recorded, never sent. */
+export type AttemptStatus = 'pending' | 'delivered' | 'failed' | 'exhausted' | 'silenced';
 
 export interface DeliveryAttempt {
   attempt_id: string;
@@ -47,15 +48,18 @@ export interface NewAttempt {
   readonly dueInMs: number | null;
 }
 
-/** Inserts pending attempts in one statement; returns their ids in order. */
-export async function insertPendingAttempts(db: Queryable, attempts: readonly NewAttempt[]): Promise<string[]> {
+/**
+ * Inserts attempts in one statement, pending (to send), or silenced (a silence covered their
+ * notification: recorded, never sent); returns their ids in order.
+ */
+export async function insertPendingAttempts(db: Queryable, attempts: readonly NewAttempt[], status: 'pending' | 'silenced' = 'pending'): Promise<string[]> {
   if (attempts.length === 0) return [];
   const ids = attempts.map(() => newId());
   const column = <K extends keyof NewAttempt>(key: K) => attempts.map((a) => a[key]);
   await db.query(
     `INSERT INTO delivery_attempts (attempt_id, workspace_id, alert_id, destination_id, notification_id, kind, type, channel, target, attempt, status, next_attempt_at)
-     SELECT id, ws, alert, dest, notif, kind, type, channel, target, attempt, 'pending',
-       CASE WHEN due_ms IS NULL THEN NULL ELSE now() + due_ms * interval '1 millisecond' END
+     SELECT id, ws, alert, dest, notif, kind, type, channel, target, attempt, $12,
+       CASE WHEN due_ms IS NULL OR $12 <> 'pending' THEN NULL ELSE now() + due_ms * interval '1 millisecond' END
      FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::bigint[])
        AS t(id, ws, alert, dest, notif, kind, type, channel, target, attempt, due_ms)`,
     [
@@ -70,6 +74,7 @@ export async function insertPendingAttempts(db: Queryable, attempts: readonly Ne
       column('target'),
       column('attempt'),
       column('dueInMs'),
+      status,
     ],
   );
   return ids;

@@ -8,6 +8,7 @@
 import type { BackgroundTask } from '../backgroundTask.js';
 import { claimDueAttempts, countPendingRetries, type ClaimedAttempt } from './attempts.js';
 import { recordSentAttempts, sendAttempt, type DeliveryDeps, type SentAttempt } from './deliver.js';
+import { releaseHeldNotifications } from '../silences/release.js';
 import { dispatchNotifications } from './outbox.js';
 
 export interface DeliveryWorkerOptions {
@@ -39,6 +40,8 @@ export class DeliveryWorker implements BackgroundTask {
   /** The outbox is read again at once while it had rows, else once per poll interval. */
   private outboxCheckedAt = 0;
   private outboxHadRows = true;
+  /** Held notifications (silenced alert.triggered) are looked at once per poll interval. */
+  private heldCheckedAt = 0;
   private unrecorded: { sent: SentAttempt; done: () => void }[] = [];
   private recording = false;
 
@@ -95,9 +98,13 @@ export class DeliveryWorker implements BackgroundTask {
     }
   }
 
-  /** One round: dispatch, then fill the free send slots. True when there was work. */
+  /** One round: release what ended silences held, dispatch, then fill the free send slots. True when there was work. */
   private async tick(): Promise<boolean> {
     let dispatched = 0;
+    if (Date.now() - this.heldCheckedAt >= this.options.pollIntervalMs) {
+      this.heldCheckedAt = Date.now();
+      if ((await releaseHeldNotifications(this.deps.postgres, new Date())) > 0) this.outboxHadRows = true;
+    }
     if (this.outboxHadRows || Date.now() - this.outboxCheckedAt >= this.options.pollIntervalMs) {
       this.outboxCheckedAt = Date.now();
       dispatched = (await dispatchNotifications(this.deps.postgres, this.deps.settings, DISPATCH_BATCH)).notifications;
