@@ -2,14 +2,14 @@
 // attempts: one pending attempt per matching enabled destination, and the notification
 // marked dispatched, in one short transaction. A notification that a silence covers gets
 // silenced attempts instead (recorded, never sent); a silenced alert.triggered is also held,
-// to be notified when the silence ends (src/silences/release.ts). SKIP LOCKED lets several workers dispatch
-// side by side without taking the same notification.
+// to be notified when the silence ends (src/silences/release.ts). SKIP LOCKED lets several
+// workers dispatch side by side without taking the same notification.
 import { holdNotifications, type NotificationType } from '../alerts/outbox.js';
-import type { Channel, Credentials } from '../destinations/types.js';
+import { channelModule, type Channel } from '../channels/registry.js';
+import type { Credentials } from '../channels/types.js';
 import { silencedNotificationIds } from '../silences/check.js';
 import type { PostgresStore } from '../stores/postgres.js';
 import { insertPendingAttempts, type NewAttempt } from './attempts.js';
-import { CHANNEL_SENDERS } from './channels/index.js';
 import type { DeliverySettings } from './types.js';
 
 interface PendingNotification {
@@ -59,7 +59,7 @@ export async function dispatchNotifications(
         kind: 'alert',
         type: r.type,
         channel: r.channel!,
-        target: CHANNEL_SENDERS[r.channel!].target({ channel: r.channel!, url: r.url, credentials: r.credentials }, r.owner_email, settings),
+        target: channelModule(r.channel!).target({ url: r.url, credentials: r.credentials }, r.owner_email, settings),
         attempt: 1,
         dueInMs: 0,
       }));
