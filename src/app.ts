@@ -49,7 +49,7 @@ export function apiRouters(services: Services): ApiRouters {
     { plane: 'control', router: analyticsRoutes(stores) },
     { plane: 'control', router: policyRoutes({ postgres, evaluator }) },
     { plane: 'control', router: alertRoutes({ postgres }) },
-    { plane: 'control', router: destinationRoutes({ providers: config.channels, delivery }) },
+    { plane: 'control', router: destinationRoutes({ channels: config.channels, delivery }) },
     { plane: 'control', router: deliveryHistoryRoutes(postgres) },
   ] as const;
   const health = healthRoutes(stores, metrics);

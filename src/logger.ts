@@ -1,10 +1,11 @@
 import type { Writable } from 'node:stream';
 import winston from 'winston';
 import type { LogLevel } from './config.js';
+import { redactSecretShapes } from './redaction.js';
 
 export type Logger = winston.Logger;
 
-/** JSON lines on stdout (or `stream`). Callers never pass tokens or secrets; see abbreviateSecret. */
+/** JSON lines on stdout (or `stream`). Callers never pass tokens or secrets; see src/redaction.ts. */
 export function createLogger(level: LogLevel, stream?: Writable): Logger {
   return winston.createLogger({
     level: level === 'silent' ? 'error' : level,
@@ -13,11 +14,6 @@ export function createLogger(level: LogLevel, stream?: Writable): Logger {
     defaultMeta: { service: 'alertmon' },
     transports: [stream ? new winston.transports.Stream({ stream }) : new winston.transports.Console()],
   });
-}
-
-/** Shows the first 4 characters of a secret and hides the rest. */
-export function abbreviateSecret(secret: string): string {
-  return secret.length <= 4 ? '…' : `${secret.slice(0, 4)}…`;
 }
 
 // An Error's message and stack are not enumerable, so JSON shows an Error field as {}. Each
@@ -31,23 +27,10 @@ const errorFields = winston.format((info) => {
 });
 
 export function describeError(err: Error, depth = 0): Record<string, unknown> {
-  const described: Record<string, unknown> = { name: err.name, message: scrubSecrets(err.message) };
+  const described: Record<string, unknown> = { name: err.name, message: redactSecretShapes(err.message) };
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' || typeof code === 'number') described.code = code;
-  if (err.stack !== undefined) described.stack = scrubSecrets(err.stack);
+  if (err.stack !== undefined) described.stack = redactSecretShapes(err.stack);
   if (err.cause instanceof Error && depth < 3) described.cause = describeError(err.cause, depth + 1);
   return described;
-}
-
-// Defence in depth for text we did not write (an error message may quote a URL or a header).
-const SECRET_PATTERNS: readonly [RegExp, string][] = [
-  [/\b(chp_|alm_)[A-Za-z0-9_-]+/g, '$1…'], // workspace tokens
-  [/\b(Bearer|Basic)\s+[^\s"',]+/gi, '$1 …'], // Authorization values
-  [/(\/\/[^/\s:@]*):[^/\s@]+@/g, '$1:…@'], // passwords in URLs
-  [/(\/bot)[^/\s]+/g, '$1…'], // Telegram bot tokens
-  [/(\/(?:services|webhooks)\/[^\s?#"']*\/)[^/\s?#"']+/g, '$1…'], // Slack and Discord webhook secrets
-];
-
-export function scrubSecrets(text: string): string {
-  return SECRET_PATTERNS.reduce((t, [pattern, replacement]) => t.replace(pattern, replacement), text);
 }

@@ -8,8 +8,9 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { PostgresStore } from '../stores/postgres.js';
 import { recordAttemptResults, type AttemptKind } from './attempts.js';
-import { CHANNEL_SENDERS } from './channels/index.js';
-import { failure, nextStep, type NextStep, type Outcome } from './retryPolicy.js';
+import { channelModule } from '../channels/registry.js';
+import { failure, type Outcome } from '../channels/outcome.js';
+import { nextStep, type NextStep } from './retryPolicy.js';
 import type { Notification } from '../alerts/outbox.js';
 import type { DeliverySettings } from './types.js';
 
@@ -47,12 +48,16 @@ async function sendThroughChannel(deps: DeliveryDeps, item: AttemptToSend): Prom
     return failure('final', 'destination_disabled', 'not sent: the destination was disabled before the send');
   }
   if (item.notification === null) return failure('final', 'not_configured', 'not sent: the notification no longer exists');
-  const sender = CHANNEL_SENDERS[item.destination.channel];
-  return sender.send({ destination: item.destination, notification: item.notification, ownerEmail: item.ownerEmail, settings: deps.settings });
+  return channelModule(item.destination.channel).send({
+    destination: item.destination,
+    notification: item.notification,
+    ownerEmail: item.ownerEmail,
+    settings: deps.settings,
+  });
 }
 
 export async function sendAttempt(deps: DeliveryDeps, item: AttemptToSend): Promise<SentAttempt> {
-  const target = CHANNEL_SENDERS[item.destination.channel].target(item.destination, item.ownerEmail, deps.settings);
+  const target = channelModule(item.destination.channel).target(item.destination, item.ownerEmail, deps.settings);
   const started = process.hrtime.bigint();
   let outcome: Outcome;
   try {

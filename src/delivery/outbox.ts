@@ -3,10 +3,10 @@
 // marked dispatched, in one short transaction. SKIP LOCKED lets several workers dispatch
 // side by side without taking the same notification.
 import type { NotificationType } from '../alerts/outbox.js';
-import type { Channel, Credentials } from '../destinations/types.js';
+import { channelModule, type Channel } from '../channels/registry.js';
+import type { Credentials } from '../channels/types.js';
 import type { PostgresStore } from '../stores/postgres.js';
 import { insertPendingAttempts, type NewAttempt } from './attempts.js';
-import { CHANNEL_SENDERS } from './channels/index.js';
 import type { DeliverySettings } from './types.js';
 
 interface PendingNotification {
@@ -54,7 +54,7 @@ export async function dispatchNotifications(
         kind: 'alert',
         type: r.type,
         channel: r.channel!,
-        target: CHANNEL_SENDERS[r.channel!].target({ channel: r.channel!, url: r.url, credentials: r.credentials }, r.owner_email, settings),
+        target: channelModule(r.channel!).target({ url: r.url, credentials: r.credentials }, r.owner_email, settings),
         attempt: 1,
         dueInMs: 0,
       }));

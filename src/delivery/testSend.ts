@@ -2,11 +2,11 @@
 // recorded as an attempt of kind `test` under the synthetic alert id (docs/api.md, Destinations and deliveries). A
 // disabled destination can still be tested; a test is never retried.
 import { getDestination } from '../destinations/destinations.js';
+import { channelModule } from '../channels/registry.js';
 import { ownerEmailOf } from '../destinations/store.js';
 import { upstreamFailed, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
 import { insertPendingAttempts } from './attempts.js';
-import { CHANNEL_SENDERS } from './channels/index.js';
 import { deliverAttempt, type DeliveryDeps } from './deliver.js';
 import type { NotifiedAlert } from '../alerts/outbox.js';
 
@@ -56,7 +56,7 @@ export async function sendTestNotification(deps: DeliveryDeps, workspaceId: stri
       kind: 'test',
       type: 'test',
       channel: destination.channel,
-      target: CHANNEL_SENDERS[destination.channel].target(destination, ownerEmail, settings),
+      target: channelModule(destination.channel).target(destination, ownerEmail, settings),
       attempt: 1,
       dueInMs: null,
     },

@@ -1,14 +1,11 @@
-export const CHANNELS = ['email', 'webhook', 'slack', 'discord', 'telegram'] as const;
-export type Channel = (typeof CHANNELS)[number];
+import type { Channel } from '../channels/registry.js';
+import type { Credentials } from '../channels/types.js';
+
+export { CHANNELS, type Channel } from '../channels/registry.js';
+export type { Credentials } from '../channels/types.js';
 
 export const SCOPES = ['all', 'policies'] as const;
 export type Scope = (typeof SCOPES)[number];
-
-export interface Credentials {
-  readonly bot_token?: string;
-  readonly chat_id?: string | number;
-  readonly authorization?: string;
-}
 
 /** What decides where and how a destination sends. */
 export interface DestinationConfig {

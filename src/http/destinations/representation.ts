@@ -1,4 +1,4 @@
-import { presentCredentials, presentUrl } from '../../destinations/secrets.js';
+import { channelModule, presentCredentials } from '../../channels/registry.js';
 import type { Destination } from '../../destinations/types.js';
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
@@ -8,8 +8,8 @@ export function destinationJson(d: Destination) {
   return {
     destination_id: d.destination_id,
     channel: d.channel,
-    url: d.url === null ? null : presentUrl(d.channel, d.url),
-    credentials: presentCredentials(d.credentials),
+    url: d.url === null ? null : channelModule(d.channel).presentUrl(d.url),
+    credentials: presentCredentials(d.channel, d.credentials),
     scope: d.scope,
     policy_ids: d.policy_ids,
     enabled: d.enabled,

@@ -1,6 +1,5 @@
 // Destinations and their test send (docs/api.md, Destinations and deliveries).
-import { createDestination, getDestination, listDestinations, updateDestination } from '../../destinations/destinations.js';
-import type { ProviderOrigins } from '../../destinations/validation.js';
+import { createDestination, getDestination, listDestinations, updateDestination, type ChannelRules } from '../../destinations/destinations.js';
 import type { DeliveryDeps } from '../../delivery/deliver.js';
 import { sendTestNotification } from '../../delivery/testSend.js';
 import { pageOf } from '../../page.js';
@@ -10,14 +9,14 @@ import { destinationJson } from './representation.js';
 import { createDestinationSchema, destinationResponseSchema, listDestinationsQuerySchema, testSendResponseSchema, updateDestinationSchema } from './schemas.js';
 
 export interface DestinationRoutesDeps {
-  readonly providers: ProviderOrigins;
+  readonly channels: ChannelRules;
   readonly delivery: DeliveryDeps;
 }
 
 const notFound = { description: 'No such destination in this workspace.' };
 const invalid = { description: 'The configuration is invalid for the channel (every problem in details).' };
 
-export function destinationRoutes({ providers, delivery }: DestinationRoutesDeps): ApiRouter {
+export function destinationRoutes({ channels, delivery }: DestinationRoutesDeps): ApiRouter {
   const db = delivery.postgres;
   return new ApiRouter('destinations', '/v1.0/destinations', ['destinationID'])
     .add(
@@ -30,7 +29,7 @@ export function destinationRoutes({ providers, delivery }: DestinationRoutesDeps
       },
       async (ctx, { body }) => {
         ctx.status = 201;
-        ctx.body = destinationJson(await createDestination(db, workspaceOf(ctx), body, providers));
+        ctx.body = destinationJson(await createDestination(db, workspaceOf(ctx), body, channels));
       },
     )
     .add(
@@ -68,7 +67,7 @@ export function destinationRoutes({ providers, delivery }: DestinationRoutesDeps
         responses: { 200: { description: 'The updated destination.', schema: destinationResponseSchema }, 400: invalid, 404: notFound },
       },
       async (ctx, { body }) => {
-        ctx.body = destinationJson(await updateDestination(db, workspaceOf(ctx), ctx.params.destinationID!, body, providers));
+        ctx.body = destinationJson(await updateDestination(db, workspaceOf(ctx), ctx.params.destinationID!, body, channels));
       },
     )
     .add(

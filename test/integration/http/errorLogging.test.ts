@@ -3,7 +3,8 @@
 import { expect } from 'chai';
 import { capturingLogger } from '../../helpers/logCapture.js';
 import { startTestService, TEST_ADMIN_TOKEN } from '../../helpers/service.js';
-import { describeError, scrubSecrets } from '../../../src/logger.js';
+import { describeError } from '../../../src/logger.js';
+import { redactSecretShapes } from '../../../src/redaction.js';
 import type { Json } from '../../helpers/http.js';
 
 describe('error logging', () => {
@@ -46,6 +47,6 @@ describe('error logging', () => {
     expect(Object.keys(described).sort()).to.deep.equal(['cause', 'code', 'message', 'name', 'stack']);
     for (const secret of [token, 'hunter2', 's3cr3t', 'ABCsecret']) expect(text).not.to.include(secret);
     expect(described.message).to.equal('refused https://user:…@example.com/services/T0/B0/… with Bearer …');
-    expect(scrubSecrets(`token ${token}.`)).to.equal('token chp_….');
+    expect(redactSecretShapes(`token ${token}.`)).to.equal('token chp_….');
   });
 });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { classifyHttpStatus, maxTries, nextStep, parseRetryAfter, retryDelayMs } from '../../../src/delivery/retryPolicy.js';
+import { classifyHttpStatus, parseRetryAfter } from '../../../src/channels/outcome.js';
+import { maxTries, nextStep, retryDelayMs } from '../../../src/delivery/retryPolicy.js';
 
 const SCHEDULE = [10_000, 60_000, 300_000, 1_800_000, 7_200_000];
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Notification, NotifiedAlert } from '../../../src/alerts/outbox.js';
-import { durationWords, emailSubject, messageLines } from '../../../src/delivery/message.js';
+import { durationWords, emailSubject, messageLines } from '../../../src/channels/message.js';
 
 const alert: NotifiedAlert = {
   alert_id: '0196f7a0-3c1e-7000-8000-000000000001',

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { assertPublicUrl, BlockedTargetError, guardedLookup, isBlockedAddress } from '../../../src/delivery/ssrfGuard.js';
+import { assertPublicUrl, BlockedTargetError, guardedLookup, isBlockedAddress } from '../../../src/channels/ssrfGuard.js';
 
 describe('SSRF guard', () => {
   const blocked: Record<string, string[]> = {

@@ -2,10 +2,10 @@
 // redirects, no retries of its own (the worker retries, with a record of each try), and,
 // for user-chosen targets, the SSRF guard's lookup.
 import got, { RequestError } from 'got';
-import { scrubSecrets } from '../../destinations/secrets.js';
-import { classifyHttpStatus, failure, parseRetryAfter, shortAnswer, type Outcome } from '../retryPolicy.js';
-import { assertPublicUrl, BlockedTargetError, guardedLookup } from '../ssrfGuard.js';
-import type { DeliverySettings } from '../types.js';
+import { redactKnownSecrets } from '../redaction.js';
+import { classifyHttpStatus, failure, parseRetryAfter, shortAnswer, type Outcome } from './outcome.js';
+import { assertPublicUrl, BlockedTargetError, guardedLookup } from './ssrfGuard.js';
+import type { ChannelSettings } from './types.js';
 
 export interface HttpAnswer {
   readonly status: number;
@@ -17,14 +17,14 @@ export interface PostOptions {
   readonly headers?: Record<string, string>;
   /** Apply the SSRF guard (webhook targets); provider origins come from configuration. */
   readonly guard: boolean;
-  /** Scrubbed from every message and answer. */
+  /** Redacted from every message and answer (longest first, see secretList). */
   readonly secrets: readonly string[];
   /** Reads a provider-specific retry delay from the answer body (Telegram, Discord). */
   readonly retryAfterFromBody?: (body: string) => number | null;
 }
 
-export async function postJson(url: string, payload: unknown, settings: DeliverySettings, options: PostOptions): Promise<Outcome> {
-  const scrub = (text: string) => scrubSecrets(text, options.secrets);
+export async function postJson(url: string, payload: unknown, settings: ChannelSettings, options: PostOptions): Promise<Outcome> {
+  const scrub = (text: string) => redactKnownSecrets(text, options.secrets);
   const guarded = options.guard && !settings.delivery.allowPrivateTargets;
   let answer: HttpAnswer;
   try {

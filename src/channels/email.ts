@@ -1,17 +1,25 @@
 // Email over SMTP (nodemailer) at SMTP_URL, from EMAIL_FROM, to the destination's address
-// or, without one, the workspace owner's. SMTP replies classify like HTTP: 4xx is
+// (`user@host` or `mailto:user@host`) or, without one, the workspace owner's. SMTP replies classify like HTTP: 4xx is
 // temporary (retried), 5xx permanent (final); a lost connection is retried.
 import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
-import { decoded, scrubSecrets } from '../../destinations/secrets.js';
-import { emailAddressOf } from '../../destinations/validation.js';
-import { emailSubject, messageText } from '../message.js';
-import { delivered, failure, shortAnswer, type Outcome } from '../retryPolicy.js';
-import type { ChannelSender, DeliverySettings } from '../types.js';
+import { decoded, redactKnownSecrets, secretList } from '../redaction.js';
+import { noCredentials } from './configRules.js';
+import { emailSubject, messageText } from './message.js';
+import { delivered, failure, shortAnswer, type Outcome } from './outcome.js';
+import type { ChannelModule, ChannelSettings } from './types.js';
+
+const EMAIL_ADDRESS = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.?[^\s@<>(),;:"]*$/;
+
+/** `user@host` or `mailto:user@host` → `user@host`; null when it is neither. */
+function emailAddressOf(url: string): string | null {
+  const address = url.toLowerCase().startsWith('mailto:') ? url.slice('mailto:'.length) : url;
+  return EMAIL_ADDRESS.test(address) ? address : null;
+}
 
 const transports = new Map<string, Transporter>();
 
-function transportFor(settings: DeliverySettings): Transporter {
+function transportFor(settings: ChannelSettings): Transporter {
   const key = `${settings.channels.smtpUrl}|${settings.delivery.timeoutMs}`;
   let transport = transports.get(key);
   if (!transport) {
@@ -36,18 +44,18 @@ interface SmtpError {
   message?: string;
 }
 
-function smtpSecrets(settings: DeliverySettings): string[] {
+function smtpSecrets(settings: ChannelSettings): string[] {
   try {
     const password = settings.channels.smtpUrl === null ? '' : new URL(settings.channels.smtpUrl).password;
-    return password === '' ? [] : [password, decoded(password)];
+    return password === '' ? [] : secretList([password, decoded(password)]);
   } catch {
     return [];
   }
 }
 
-function classifySmtpError(err: unknown, settings: DeliverySettings): Outcome {
+function classifySmtpError(err: unknown, settings: ChannelSettings): Outcome {
   const e = (typeof err === 'object' && err !== null ? err : {}) as SmtpError;
-  const scrub = (text: string) => scrubSecrets(text, smtpSecrets(settings));
+  const scrub = (text: string) => redactKnownSecrets(text, smtpSecrets(settings));
   const answer = shortAnswer(scrub(e.response ?? ''));
   if (typeof e.responseCode === 'number') {
     const permanent = e.responseCode >= 500;
@@ -66,9 +74,24 @@ function classifySmtpError(err: unknown, settings: DeliverySettings): Outcome {
   );
 }
 
-export const emailChannel: ChannelSender = {
-  target(destination, ownerEmail) {
-    return `mailto:${recipient(destination.url, ownerEmail) ?? '(workspace owner, no address)'}`;
+export const emailChannel: ChannelModule = {
+  configProblems(config, { ownerEmail }) {
+    const problems = noCredentials(config, 'email');
+    if (config.url !== null && emailAddressOf(config.url) === null) {
+      problems.push({ path: '/url', message: 'must be an email address (user@host or mailto:user@host)' });
+    }
+    if (config.url === null && ownerEmail === null) {
+      problems.push({ path: '/url', message: 'is required: the workspace has no owner email to send to; give an address (user@host)' });
+    }
+    return problems;
+  },
+
+  secretCredentials: [],
+  presentUrl: (url) => url,
+  secretsOf: () => [],
+
+  target(config, ownerEmail) {
+    return `mailto:${recipient(config.url, ownerEmail) ?? '(workspace owner, no address)'}`;
   },
 
   async send({ destination, notification, ownerEmail, settings }) {

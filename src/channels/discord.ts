@@ -1,0 +1,47 @@
+// Discord webhook (docs/api.md, Configuration per channel): the URL is on one of
+// DISCORD_WEBHOOK_ORIGINS with /webhooks/ in its path, its last path segment is the token. The
+// message goes in `content` (at most 2000 characters). Discord answers 204, or 429 with
+// Retry-After and a JSON retry_after in seconds.
+import { abbreviateLastPathSegment, lastPathSegmentSecrets, noCredentials, parseHttpUrl, requireUrl } from './configRules.js';
+import { jsonOf, postJson } from './httpPost.js';
+import { messageLines } from './message.js';
+import type { ChannelModule } from './types.js';
+
+const MAX_CONTENT = 2000;
+
+function retryAfterFromBody(body: string): number | null {
+  const seconds = jsonOf(body)?.retry_after;
+  return typeof seconds === 'number' && seconds >= 0 ? seconds * 1000 : null;
+}
+
+export const discordChannel: ChannelModule = {
+  configProblems(config, { channels }) {
+    const origins = channels.discordWebhookOrigins;
+    const missing = requireUrl(config, 'a Discord webhook URL (…/api/webhooks/<id>/<token>)');
+    if (missing.length > 0) return [...missing, ...noCredentials(config, 'discord')];
+    const url = parseHttpUrl(config.url!);
+    const valid = url !== null && origins.includes(url.origin) && /\/webhooks\/[^/]+/.test(url.pathname);
+    return [
+      ...(valid ? [] : [{ path: '/url', message: `must be a Discord webhook URL on ${origins.join(' or ')} whose path contains /webhooks/` }]),
+      ...noCredentials(config, 'discord'),
+    ];
+  },
+
+  secretCredentials: [],
+  presentUrl: abbreviateLastPathSegment,
+  secretsOf: (config) => lastPathSegmentSecrets(config.url),
+
+  target(config) {
+    return abbreviateLastPathSegment(config.url ?? '');
+  },
+
+  send({ destination, notification, settings }) {
+    const [headline, ...rest] = messageLines(notification);
+    const content = [`**${headline}**`, ...rest].join('\n').slice(0, MAX_CONTENT);
+    return postJson(destination.url!, { content, allowed_mentions: { parse: [] } }, settings, {
+      guard: false,
+      secrets: discordChannel.secretsOf(destination),
+      retryAfterFromBody,
+    });
+  },
+};

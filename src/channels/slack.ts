@@ -1,0 +1,39 @@
+// Slack incoming webhook (docs/api.md, Configuration per channel): the URL is on
+// SLACK_WEBHOOK_ORIGIN under /services/, its last path segment is the token. The message is
+// mrkdwn in `text`. Slack answers 200 "ok", 4xx with a reason word (invalid_payload,
+// no_service, channel_is_archived …), 429 with Retry-After.
+import { abbreviateLastPathSegment, lastPathSegmentSecrets, noCredentials, parseHttpUrl, requireUrl } from './configRules.js';
+import { postJson } from './httpPost.js';
+import { messageLines } from './message.js';
+import type { ChannelModule } from './types.js';
+
+/** Slack's mrkdwn treats &, < and > as markup. */
+const escapeMrkdwn = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+export const slackChannel: ChannelModule = {
+  configProblems(config, { channels }) {
+    const origin = channels.slackWebhookOrigin;
+    const missing = requireUrl(config, `a Slack incoming webhook URL (${origin}/services/…)`);
+    if (missing.length > 0) return [...missing, ...noCredentials(config, 'slack')];
+    const url = parseHttpUrl(config.url!);
+    const valid = url !== null && url.origin === origin && /^\/services\/[^/]+/.test(url.pathname);
+    return [
+      ...(valid ? [] : [{ path: '/url', message: `must be a Slack incoming webhook URL starting with ${origin}/services/` }]),
+      ...noCredentials(config, 'slack'),
+    ];
+  },
+
+  secretCredentials: [],
+  presentUrl: abbreviateLastPathSegment,
+  secretsOf: (config) => lastPathSegmentSecrets(config.url),
+
+  target(config) {
+    return abbreviateLastPathSegment(config.url ?? '');
+  },
+
+  send({ destination, notification, settings }) {
+    const [headline, ...rest] = messageLines(notification).map(escapeMrkdwn);
+    const text = [`*${headline}*`, ...rest].join('\n');
+    return postJson(destination.url!, { text }, settings, { guard: false, secrets: slackChannel.secretsOf(destination) });
+  },
+};

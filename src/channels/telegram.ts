@@ -1,0 +1,56 @@
+// Telegram Bot API sendMessage to credentials.chat_id, at TELEGRAM_API_ORIGIN (docs/api.md,
+// Configuration per channel). The bot token is part of the request path, so it is abbreviated
+// in the recorded target and redacted from every message. A 429 carries
+// parameters.retry_after (seconds) in the JSON answer.
+import type { ErrorDetail } from '../errors.js';
+import { abbreviateSecret } from '../redaction.js';
+import { credentialSecrets } from './configRules.js';
+import { jsonOf, postJson } from './httpPost.js';
+import { messageText } from './message.js';
+import type { ChannelModule } from './types.js';
+
+const MAX_TEXT = 4096;
+
+function retryAfterFromBody(body: string): number | null {
+  const parameters = jsonOf(body)?.parameters as { retry_after?: unknown } | undefined;
+  const seconds = parameters?.retry_after;
+  return typeof seconds === 'number' && seconds >= 0 ? seconds * 1000 : null;
+}
+
+export const telegramChannel: ChannelModule = {
+  configProblems(config) {
+    const problems: ErrorDetail[] = [];
+    if (config.url !== null) problems.push({ path: '/url', message: 'must be null or absent for telegram (the chat is credentials.chat_id)' });
+    const credentials = config.credentials;
+    if (credentials === null) return [...problems, { path: '/credentials', message: 'is required: an object with bot_token and chat_id' }];
+    if (typeof credentials.bot_token !== 'string' || !/^[A-Za-z0-9:_-]+$/.test(credentials.bot_token)) {
+      problems.push({ path: '/credentials/bot_token', message: 'is required: the bot token from @BotFather (letters, digits, : _ -)' });
+    }
+    const chatId = credentials.chat_id;
+    if (!(typeof chatId === 'number' || (typeof chatId === 'string' && /\S/.test(chatId)))) {
+      problems.push({ path: '/credentials/chat_id', message: 'is required: the chat id (a number or @channel name)' });
+    }
+    if (credentials.authorization !== undefined) problems.push({ path: '/credentials/authorization', message: 'is not a telegram credential' });
+    return problems;
+  },
+
+  // chat_id is an address, shown in full.
+  secretCredentials: ['bot_token'],
+  presentUrl: (url) => url,
+  secretsOf: (config) => credentialSecrets(config, telegramChannel.secretCredentials),
+
+  target(config, _ownerEmail, settings) {
+    const token = String(config.credentials?.bot_token ?? '');
+    return `${settings.channels.telegramApiOrigin}/bot${abbreviateSecret(token)}/sendMessage?chat_id=${String(config.credentials?.chat_id ?? '')}`;
+  },
+
+  send({ destination, notification, settings }) {
+    const { bot_token: token, chat_id: chatId } = destination.credentials ?? {};
+    return postJson(
+      `${settings.channels.telegramApiOrigin}/bot${String(token)}/sendMessage`,
+      { chat_id: chatId, text: messageText(notification).slice(0, MAX_TEXT), disable_web_page_preview: true },
+      settings,
+      { guard: false, secrets: telegramChannel.secretsOf(destination), retryAfterFromBody },
+    );
+  },
+};
