@@ -2,7 +2,7 @@
 // redirects, no retries of its own (the worker retries, with a record of each try), and,
 // for user-chosen targets, the SSRF guard's lookup.
 import got, { RequestError } from 'got';
-import { redactKnownSecrets } from '../redaction.js';
+import { redactKnownSecrets, secretList } from '../redaction.js';
 import { classifyHttpStatus, failure, parseRetryAfter, shortAnswer, type Outcome } from './outcome.js';
 import { assertPublicUrl, BlockedTargetError, guardedLookup } from './ssrfGuard.js';
 import type { ChannelSettings } from './types.js';
@@ -17,14 +17,15 @@ export interface PostOptions {
   readonly headers?: Record<string, string>;
   /** Apply the SSRF guard (webhook targets); provider origins come from configuration. */
   readonly guard: boolean;
-  /** Redacted from every message and answer (longest first, see secretList). */
+  /** Redacted from every message and answer. */
   readonly secrets: readonly string[];
   /** Reads a provider-specific retry delay from the answer body (Telegram, Discord). */
   readonly retryAfterFromBody?: (body: string) => number | null;
 }
 
 export async function postJson(url: string, payload: unknown, settings: ChannelSettings, options: PostOptions): Promise<Outcome> {
-  const scrub = (text: string) => redactKnownSecrets(text, options.secrets);
+  const secrets = secretList(options.secrets);
+  const scrub = (text: string) => redactKnownSecrets(text, secrets);
   const guarded = options.guard && !settings.delivery.allowPrivateTargets;
   let answer: HttpAnswer;
   try {

@@ -3,30 +3,71 @@
 // stays the same across retries and re-sends, so a receiver can drop a repeat. Targets pass the
 // SSRF guard.
 import type { ErrorDetail } from '../errors.js';
-import { abbreviateSecret, decoded } from '../redaction.js';
+import { ABBREVIATION_MARK, abbreviateSecret, decoded } from '../redaction.js';
 import { credentialSecrets, parseHttpUrl, requireUrl } from './configRules.js';
 import { postJson } from './httpPost.js';
 import type { ChannelModule } from './types.js';
 
-function hideUrlPassword(url: string): string {
+/** A path segment this long may be a token (generic incoming-webhook URLs carry one in the path). */
+const SECRET_SEGMENT_LENGTH = 16;
+
+/** Shorter query values are abbreviated where the URL is shown but not searched for in free text. */
+const MIN_REDACTED_LENGTH = 6;
+
+const abbreviatedIfLong = (segment: string) => (decoded(segment).length >= SECRET_SEGMENT_LENGTH ? abbreviateSecret(decoded(segment)) : segment);
+
+/** Each `name=value` of a query string as [name, value]; a lone item is a value (it may be a token). */
+function queryItems(search: string): [string | null, string][] {
+  if (search.length <= 1) return [];
+  return search
+    .slice(1)
+    .split('&')
+    .map((item) => {
+      const eq = item.indexOf('=');
+      return eq === -1 ? [null, item] : [item.slice(0, eq), item.slice(eq + 1)];
+    });
+}
+
+/**
+ * The URL as responses, attempts and logs show it: the password, every query-string value and
+ * every path segment of 16 or more characters abbreviated (docs/api.md, Secrets). Built by
+ * hand, not with URL.toString, so the "…" marks are not percent-encoded.
+ */
+function presentWebhookUrl(url: string): string {
+  let parsed: URL;
   try {
-    const parsed = new URL(url);
-    if (parsed.password === '') return url;
-    parsed.password = abbreviateSecret(decoded(parsed.password));
-    return parsed.toString();
+    parsed = new URL(url);
   } catch {
     return abbreviateSecret(url);
   }
+  const password = parsed.password === '' ? '' : `:${abbreviateSecret(decoded(parsed.password))}`;
+  const userinfo = parsed.username === '' && password === '' ? '' : `${parsed.username}${password}@`;
+  const path = parsed.pathname.split('/').map(abbreviatedIfLong).join('/');
+  const items = queryItems(parsed.search).map(([name, value]) => {
+    const shown = value === '' ? '' : abbreviateSecret(decoded(value));
+    return name === null ? shown : `${name}=${shown}`;
+  });
+  const query = items.length === 0 ? '' : `?${items.join('&')}`;
+  const fragment = parsed.hash === '' ? '' : `#${abbreviatedIfLong(parsed.hash.slice(1))}`;
+  const shown = `${parsed.protocol}//${userinfo}${parsed.host}${path}${query}${fragment}`;
+  return shown.includes(ABBREVIATION_MARK) ? shown : url;
 }
 
+/** The secret parts of the URL (what presentWebhookUrl abbreviates), as written and decoded. */
 function urlSecrets(url: string | null): string[] {
   if (url === null) return [];
+  let parsed: URL;
   try {
-    const { password } = new URL(url);
-    return password ? [password, decoded(password)] : [];
+    parsed = new URL(url);
   } catch {
-    return []; // an unparsable URL holds no password we could find
+    return [url]; // unparsable: all of it is treated as secret
   }
+  // A query value of a few characters (page=2) is no secret, and replacing it everywhere would garble the message.
+  const values = queryItems(parsed.search)
+    .map(([, value]) => value)
+    .filter((value) => decoded(value).length >= MIN_REDACTED_LENGTH);
+  const longSegments = parsed.pathname.split('/').filter((segment) => decoded(segment).length >= SECRET_SEGMENT_LENGTH);
+  return [parsed.password, ...longSegments, ...values].filter((part) => part !== '').flatMap((part) => [part, decoded(part)]);
 }
 
 export const webhookChannel: ChannelModule = {
@@ -49,11 +90,11 @@ export const webhookChannel: ChannelModule = {
   },
 
   secretCredentials: ['authorization'],
-  presentUrl: hideUrlPassword,
+  presentUrl: presentWebhookUrl,
   secretsOf: (config) => [...urlSecrets(config.url), ...credentialSecrets(config, webhookChannel.secretCredentials)],
 
   target(config) {
-    return hideUrlPassword(config.url ?? '');
+    return presentWebhookUrl(config.url ?? '');
   },
 
   send({ destination, notification, settings }) {

@@ -76,7 +76,11 @@ export const destinationResponseSchema = {
   properties: {
     destination_id: { type: 'string', format: 'uuid' },
     channel: { type: 'string', enum: CHANNELS },
-    url: { type: ['string', 'null'], description: 'The secret part (Slack/Discord token segment, URL password) abbreviated.' },
+    url: {
+      type: ['string', 'null'],
+      description:
+        'Secret parts abbreviated: the Slack/Discord token segment; in a webhook URL the password, every query value and every path segment of 16+ characters.',
+    },
     credentials: { type: ['object', 'null'], description: 'bot_token and authorization abbreviated (first 4 characters then …).' },
     scope: { type: 'string', enum: SCOPES },
     policy_ids: { type: 'array', items: { type: 'string', format: 'uuid' } },
