@@ -56,7 +56,7 @@ await runBench('dedup', async () => {
   const without = await openClickHouse({ mode: 'embedded', path: dir, database: 'without_dedup' });
   await migrateClickHouse(withDedup);
   await migrateClickHouse(without);
-  for (const table of ['logs', 'rollup_minute', 'rollup_hour', 'rollup_day']) {
+  for (const table of ['logs', 'rollups']) {
     await without.client.command({ query: `ALTER TABLE ${table} MODIFY SETTING non_replicated_deduplication_window = 0` });
   }
   const times = { with: [] as number[], without: [] as number[] };

@@ -16,6 +16,7 @@ import type { EventDirectory } from '../events/eventDirectory.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
+import { repairInterruptedBlock } from './interruptedBlock.js';
 import { decodeBatch, eventIdsOf, insertLinesOf, insertLogs, type DecodedBatch } from './journaledBatch.js';
 import type { BlockRange, FrameEntry, Journal } from './journal/journal.js';
 import { refusedForItsRows } from './rowsRefused.js';
@@ -95,6 +96,7 @@ export class JournalWriter {
       if (this.stopping && (Date.now() >= this.drainUntil || this.journal.backlog.records === 0)) return;
       // The block a crash interrupted goes again first, exactly as it was (same range, same token).
       const frames = this.journal.nextFrames(this.options.blockRecords, this.options.blockBytes, interrupted);
+      const wasInterrupted = interrupted !== null && frames.length > 0;
       const hurry = this.stopping || this.caughtUpWaiters.length > 0 || this.exclusive.length > 0 || interrupted !== null;
       interrupted = null;
       const records = frames.reduce((n, f) => n + f.records, 0);
@@ -103,7 +105,7 @@ export class JournalWriter {
         await this.sleep(dueIn);
         continue;
       }
-      await this.insertBlock(frames);
+      await this.insertBlock(frames, wasInterrupted);
     }
   }
 
@@ -119,7 +121,8 @@ export class JournalWriter {
     });
   }
 
-  private async insertBlock(frames: FrameEntry[]): Promise<void> {
+  /** `interrupted`: the block a crash cut short, inserted again; it is then checked and repaired (interruptedBlock.ts). */
+  private async insertBlock(frames: FrameEntry[], interrupted: boolean): Promise<void> {
     const first = frames[0]!;
     await this.journal.beginBlock({ segment: first.segment, from: first.offset, to: frames[frames.length - 1]!.end });
     const payloads = await this.journal.read(frames);
@@ -129,11 +132,26 @@ export class JournalWriter {
     await this.directory.learnTimezones([...eventIds]);
     this.unsettled = true;
     if (!(await this.insertParts(frames, batches))) return; // stopping: left pending for the replay
+    if (interrupted && !(await this.repair(batches))) return; // stopping: left pending, repaired at the next start
     this.unsettled = false;
     await this.journal.consumed(frames);
     this.consumedFrames += frames.length;
     for (let i = this.caughtUpWaiters.length - 1; i >= 0; i--) {
       if (this.caughtUpWaiters[i]!.target <= this.consumedFrames) this.caughtUpWaiters.splice(i, 1)[0]!.resolve();
+    }
+  }
+
+  /** Retried until it passes, as an insert is (the block stays pending meanwhile); false when stopped before. */
+  private async repair(batches: readonly DecodedBatch[]): Promise<boolean> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await repairInterruptedBlock(this.clickhouse, batches, (id) => this.directory.timezoneOf(id), this.logger);
+        return true;
+      } catch (err) {
+        if (this.stopping && Date.now() >= this.drainUntil) return false;
+        this.logger.warn('journal: repairing the interrupted block failed; retrying', { attempt, err });
+        await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSES_MS[Math.min(attempt, RETRY_PAUSES_MS.length - 1)]));
+      }
     }
   }
 

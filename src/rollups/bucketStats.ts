@@ -9,7 +9,7 @@
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { TimeRange } from '../time/range.js';
 import { EMPTY_BUCKET, type BucketStats, type Period } from './model.js';
-import { ROLLUP_TABLES } from './tables.js';
+import { ROLLUP_TABLE } from './tables.js';
 
 /** Events per query: bound parameters travel in the request, which servers cap (1 MB by default). */
 const EVENTS_PER_QUERY = 5000;
@@ -70,7 +70,7 @@ export async function readBucketStats(clickhouse: ClickHouseStore, request: Stat
   const ranges = joinRanges(request.ranges);
   const events = [...request.eventIds];
   if (ranges.length === 0) return stats;
-  const params: Record<string, unknown> = { workspaces: [...request.workspaceIds] };
+  const params: Record<string, unknown> = { workspaces: [...request.workspaceIds], period: request.period };
   const inRanges = ranges
     .map((r, i) => {
       params[`from${i}`] = r.from;
@@ -82,8 +82,9 @@ export async function readBucketStats(clickhouse: ClickHouseStore, request: Stat
     const result = await clickhouse.client.query({
       query: `
         SELECT r.workspace_id AS workspace_id, toString(r.event_id) AS event_id, ${STATS_COLUMNS}
-        FROM ${ROLLUP_TABLES[request.period]} AS r
-        WHERE r.workspace_id IN {workspaces:Array(String)} AND r.event_id IN {events:Array(UUID)} AND (${inRanges})
+        FROM ${ROLLUP_TABLE} AS r
+        WHERE r.workspace_id IN {workspaces:Array(String)} AND r.event_id IN {events:Array(UUID)} AND r.period = {period:String}
+          AND (${inRanges})
         GROUP BY r.workspace_id, r.event_id, r.bucket`,
       query_params: { ...params, events: events.slice(i, i + EVENTS_PER_QUERY) },
       format: 'JSONEachRow',
@@ -118,12 +119,12 @@ export function bucketSeriesSql(request: SeriesRequest): SqlWithParams {
   return {
     sql: `
       SELECT ${STATS_COLUMNS}
-      FROM ${ROLLUP_TABLES[request.period]} AS r
-      WHERE r.workspace_id = {series_ws:String} AND r.event_id = {series_event:UUID}
+      FROM ${ROLLUP_TABLE} AS r
+      WHERE r.workspace_id = {series_ws:String} AND r.event_id = {series_event:UUID} AND r.period = {series_period:String}
         AND r.bucket >= fromUnixTimestamp64Milli({series_from:Int64}) AND r.bucket < fromUnixTimestamp64Milli({series_to:Int64})
       GROUP BY r.bucket
       ORDER BY r.bucket`,
-    params: { series_ws: request.workspaceId, series_event: request.eventId, series_from: request.from, series_to: request.to },
+    params: { series_ws: request.workspaceId, series_event: request.eventId, series_period: request.period, series_from: request.from, series_to: request.to },
   };
 }
 

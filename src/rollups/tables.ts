@@ -1,5 +1,6 @@
-// Where the rollups are stored (schema/clickhouse/0002_rollups.sql): the one place in the
-// code that names the tables. Only the modules of src/rollups/ read or write them.
-import type { Period } from './model.js';
-
-export const ROLLUP_TABLES: Readonly<Record<Period, string>> = { minute: 'rollup_minute', hour: 'rollup_hour', day: 'rollup_day' };
+// Where the rollups are stored (schema/clickhouse/0005_one_rollup_table.sql): the one place in
+// the code that names the table. One table holds the three periods, told apart by its
+// `period` column (an Enum8 whose names are the Period names; compare it with a bound String),
+// so that a read of several periods is one scan with one plan. Only the modules of
+// src/rollups/ read or write it; the per-period names (rollup_minute, …) are analysts' views.
+export const ROLLUP_TABLE = 'rollups';

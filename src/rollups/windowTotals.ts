@@ -1,28 +1,29 @@
 // The totals of two time ranges of one event (a window comparison: the current window and
 // the one it is compared with), exact, in one query and one round trip. Each range is a set
-// of rollup ranges (readPlan.ts). Each rollup table is read once, by one SELECT of its raw
-// rows in the ranges of either window; the outer query sums counts and values and merges
-// the Welford variance states per window, so unmerged parts of the AggregatingMergeTree
-// count once and the sample standard deviation stays exact for values near 1e9 with a
-// spread of 1.
+// of rollup ranges (readPlan.ts). The rollup table holds every period (tables.ts), so one
+// SELECT reads the day, hour and minute rows of both windows, each row labelled with its
+// window, and sums counts and values and merges the Welford variance states per window:
+// unmerged parts of the AggregatingMergeTree count once, and the sample standard deviation
+// stays exact for values near 1e9 with a spread of 1.
 //
 // The query is kept as plain as it can be, because on small rollups its cost is almost all
-// parsing, analysis and planning, which grow with its pieces (measured on chDB: reading the
-// rows is under 2 ms of a 15 ms query): one SELECT per table rather than per (window,
-// table), a row's window told by one comparison, since the previous window always ends
-// before the current one starts, and the query plan left unoptimized: its rewrites gain
-// nothing on a few hundred rows and cost 10% of the query (the primary key still selects
-// the granules; set in the statement, since chDB would apply a client setting to its session).
+// parsing, analysis and planning, which grow with its pieces, and in chDB with every table
+// it reads (about 3.5 ms each; reading the rows is under 2 ms of a 15 ms query): one table
+// and one SELECT, a row's window told by one comparison, since the previous window always
+// ends before the current one starts, and the query plan left unoptimized: its rewrites
+// gain nothing on a few hundred rows and cost 10% of the query (the primary key still
+// selects the granules; set in the statement, since chDB would apply a client setting to
+// its session).
 //
-// The day SELECT also reads the day rows up to a day before its ranges, to find rows that
-// are not at a local midnight of the event's timezone (rows bucketed under an earlier
-// timezone by an ingest process that had not yet seen the change): when there are any, the
-// windows are read again without days.
+// The day rows are read from a day before their ranges, to find rows that are not at a
+// local midnight of the event's timezone (rows bucketed under an earlier timezone by an
+// ingest process that had not yet seen the change): when there are any, the windows are
+// read again without days.
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { TimeRange } from '../time/range.js';
 import type { Period } from './model.js';
 import { LONGEST_DAY_MS, localMidnightsWithin, planRollupReads, type RollupPlan } from './readPlan.js';
-import { ROLLUP_TABLES } from './tables.js';
+import { ROLLUP_TABLE } from './tables.js';
 
 // Window labels: `r.bucket >= <start of the current window>` is 1 or 0.
 const PREVIOUS = 0;
@@ -77,8 +78,9 @@ function rangesCondition(params: Params, ranges: readonly TimeRange[]): string {
   return ranges.map((r) => `r.bucket >= ${params.seconds(r.from)} AND r.bucket < ${params.seconds(r.to)}`).join(' OR ');
 }
 
-/** The day rows to count, and every local midnight from a longest day before them. */
-function daySelectParts(params: Params, days: readonly TimeRange[], timezone: string, isCurrent: string): { label: string; where: string } {
+/** Which window a day row counts in, and the day ranges read: the days counted, and every
+ * local midnight from a longest day before them (to find misaligned rows). */
+function dayParts(params: Params, days: readonly TimeRange[], timezone: string, isCurrent: string): { label: string; where: string } {
   const counted = days.flatMap((d) => localMidnightsWithin(timezone, d).filter((m) => m < d.to));
   const checked = days.map((d) => ({ from: d.from - LONGEST_DAY_MS, to: d.to }));
   const aligned = checked.flatMap((r) => localMidnightsWithin(timezone, r));
@@ -89,27 +91,37 @@ function daySelectParts(params: Params, days: readonly TimeRange[], timezone: st
   };
 }
 
-/** One table's rows in the ranges of either window, labelled with their window. Columns are
- * qualified (r.) because the aliases would shadow them otherwise. */
-function tableSelect(params: Params, period: Period, ranges: readonly TimeRange[], timezone: string, isCurrent: string): string | null {
-  if (ranges.length === 0) return null;
-  const { label, where } =
-    period === 'day' ? daySelectParts(params, ranges, timezone, isCurrent) : { label: isCurrent, where: rangesCondition(params, ranges) };
-  return `SELECT ${label} AS w, r.count AS n, r.value AS s, r.variance AS v FROM ${ROLLUP_TABLES[period]} AS r
-    WHERE r.workspace_id = {ws:String} AND r.event_id = {event:UUID} AND (${where})`;
-}
-
-function windowQuerySql(current: TimeRange, plans: readonly [RollupPlan, RollupPlan], timezone: string): { sql: string; params: Record<string, unknown> } {
+/**
+ * One SELECT of the rollup rows in the ranges of either window, every period at once, grouped
+ * by window label. Columns are qualified (r.) because the aliases would shadow them otherwise.
+ */
+export function windowQuerySql(
+  current: TimeRange,
+  plans: readonly [RollupPlan, RollupPlan],
+  timezone: string,
+): { sql: string; params: Record<string, unknown> } {
   const params = new Params();
   const isCurrent = `r.bucket >= ${params.seconds(current.from)}`;
-  const selects = (['day', 'hour', 'minute'] as const)
-    .map((period) => tableSelect(params, period, [...plans[0][period], ...plans[1][period]], timezone, isCurrent))
-    .filter((s) => s !== null);
+  const rangesOf = (period: Period) => [...plans[0][period], ...plans[1][period]];
+  const periodIs = (period: Period) => `r.period = ${params.bind(period, 'String')}`;
+  const conditions: string[] = [];
+  let label = isCurrent;
+  const days = rangesOf('day');
+  if (days.length > 0) {
+    const day = dayParts(params, days, timezone, isCurrent);
+    label = `if(${periodIs('day')}, ${day.label}, ${isCurrent})`;
+    conditions.push(`(${periodIs('day')} AND (${day.where}))`);
+  }
+  for (const period of ['hour', 'minute'] as const) {
+    const ranges = rangesOf(period);
+    if (ranges.length > 0) conditions.push(`(${periodIs(period)} AND (${rangesCondition(params, ranges)}))`);
+  }
   const sql = `
-    SELECT p.w AS w, count() AS rows, sum(p.n) AS n, sum(p.s) AS s,
-           if(n < 2, 0, sqrt(greatest(varSampStableMerge(p.v), 0))) AS sd
-    FROM (${selects.join('\n    UNION ALL ')}) AS p
-    GROUP BY p.w
+    SELECT ${label} AS w, count() AS rows, sum(r.count) AS n, sum(r.value) AS s,
+           if(n < 2, 0, sqrt(greatest(varSampStableMerge(r.variance), 0))) AS sd
+    FROM ${ROLLUP_TABLE} AS r
+    WHERE r.workspace_id = {ws:String} AND r.event_id = {event:UUID} AND (${conditions.join(' OR ')})
+    GROUP BY w
     SETTINGS query_plan_enable_optimizations = 0`;
   return { sql, params: params.values };
 }

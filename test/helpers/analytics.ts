@@ -37,7 +37,7 @@ export async function ingestAt(ingestor: LogIngestor, workspaceId: string, agent
  * rollup tables drop parts past their TTL in background merges.
  */
 export async function stopTtlMerges(svc: TestService): Promise<void> {
-  for (const table of ['logs', 'rollup_minute', 'rollup_hour']) await svc.stores.clickhouse.client.command({ query: `SYSTEM STOP TTL MERGES ${table}` });
+  for (const table of ['logs', 'rollups']) await svc.stores.clickhouse.client.command({ query: `SYSTEM STOP TTL MERGES ${table}` });
 }
 
 /** Sample standard deviation by two passes over the values: the reference. */

@@ -49,9 +49,12 @@ async function onServer<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/** Options for a new, empty ClickHouse database on the process's embedded engine. */
+export const freshClickHouseOptions = () => ({ mode: 'embedded', path: clickhousePath, database: uniqueName('t') }) as const;
+
 /** Options for a new, empty pair of stores. Open them (again) with openStores. */
 export async function freshStoreOptions(): Promise<OpenStoresOptions> {
-  const clickhouse = { mode: 'embedded', path: clickhousePath, database: uniqueName('t') } as const;
+  const clickhouse = freshClickHouseOptions();
   if (serverUrl !== null) {
     const database = uniqueName('alertmon_test');
     await onServer((c) => c.query(`CREATE DATABASE ${database}`));

@@ -74,4 +74,14 @@ export function scanFrames(bytes: Buffer, base = 0): ScanResult {
   return { frames, damage };
 }
 
+/**
+ * Whether the damaged bytes at the very end of a segment are what an append cut short leaves:
+ * a frame whose header is incomplete or whose payload runs past the end, or zeros. A complete
+ * frame whose checksum fails is not: it was written whole, and changed since.
+ */
+export function isTornWrite(tail: Buffer): boolean {
+  if (tail.length < HEADER_BYTES || tail.every((b) => b === 0)) return true;
+  return tail.readUInt32BE(0) === FRAME_MAGIC && HEADER_BYTES + tail.readUInt32BE(4) > tail.length;
+}
+
 const MAGIC_BYTES = Buffer.from([0x41, 0x4d, 0x4a, 0x31]);

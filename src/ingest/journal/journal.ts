@@ -4,10 +4,11 @@
 // moves frames into ClickHouse in blocks; its progress is a checkpoint file, and segments
 // wholly behind it are deleted.
 //
-// Opening the journal scans every segment from the checkpoint on. A damaged stretch at the
-// very end of the newest segment is a torn write of a crash: nobody was answered for it, and
-// it is cut off. Damage anywhere else is reported loudly (error log, metric, the bytes kept
-// under damaged/), and the valid frames after it are kept. New appends always go to a new
+// Opening the journal scans every segment from the checkpoint on. Part of a frame at the very
+// end of the newest segment is a torn write of a crash: nobody was answered for it, and it is
+// cut off. Damage anywhere else, and a complete frame at the end whose checksum fails (it was
+// written whole, so maybe acknowledged), is reported loudly (error log, metric, the bytes
+// kept under damaged/), and the valid frames after it are kept. New appends always go to a new
 // segment, so they never follow a torn tail.
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
@@ -15,7 +16,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../logger.js';
 import type { Metrics } from '../../metrics.js';
-import { encodeFrame, scanFrames } from './frames.js';
+import { encodeFrame, isTornWrite, scanFrames } from './frames.js';
 import { SyncWorker } from './syncWorker.js';
 
 export interface JournalOptions {
@@ -301,7 +302,7 @@ export class Journal {
     const { frames, damage } = scanFrames(bytes, from);
     for (const d of damage) {
       const size = d.end - d.offset;
-      if (newest && d.end === from + bytes.length) {
+      if (newest && d.end === from + bytes.length && isTornWrite(bytes.subarray(d.offset - from))) {
         this.options.logger.warn('journal: cut off a torn write at the end of the newest segment (never acknowledged)', {
           segment,
           offset: d.offset,
@@ -314,7 +315,7 @@ export class Journal {
       await fs.mkdir(path.dirname(kept), { recursive: true });
       await fs.writeFile(kept, bytes.subarray(d.offset - from, d.end - from));
       this.options.metrics.journalDamagedBytes.inc(size);
-      this.options.logger.error('journal: DAMAGED DATA in the middle of the journal; its records cannot be replayed (the bytes are kept)', {
+      this.options.logger.error('journal: DAMAGED DATA in the journal; its records cannot be replayed (the bytes are kept)', {
         segment,
         offset: d.offset,
         bytes: size,

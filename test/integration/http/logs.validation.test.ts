@@ -210,7 +210,8 @@ describe('POST /v1.0/logs refuses bad input and stores nothing of the batch', ()
       await expectNothingStored(ws);
     });
 
-    it('refuses a value whose square is not finite (1e200), so that no rollup shows "squares": null', async () => {
+    it('refuses a value whose square is not finite (1e308, 1e200), so that no rollup shows "squares": null', async () => {
+      await expectRecordRefused({ event: 'disk.free_mb', value: 1e308 }, 'value', /between -1e\+150 and 1e\+150/);
       await expectRecordRefused({ event: 'disk.free_mb', value: 1e200 }, 'value', /between -1e\+150 and 1e\+150/);
       await expectRecordRefused({ event: 'disk.free_mb', value: -1.5e154 }, 'value');
     });
@@ -324,6 +325,17 @@ describe('POST /v1.0/logs refuses bad input and stores nothing of the batch', ()
       );
       const details = expectRefused(await sendRawLogs(token, body), `/${BAD_INDEX}/meta`, /finite/);
       expect(details).to.have.length(1);
+      await expectNothingStored(ws);
+    });
+
+    it('refuses meta that is 1e400 itself, or holds it as a top-level value, like value', async () => {
+      const { ws, token } = await freshWorkspace();
+      for (const meta of ['1e400', '{"x":1e400}']) {
+        const body = JSON.stringify(mixedBatch({ event: 'disk.free_mb', value: 1, meta: '__not_finite__' })).replace('"__not_finite__"', meta);
+        expect(body).to.include(`"meta":${meta}`);
+        const details = expectRefused(await sendRawLogs(token, body), `/${BAD_INDEX}/meta`, /finite/);
+        expect(details, meta).to.have.length(1);
+      }
       await expectNothingStored(ws);
     });
 

@@ -56,11 +56,11 @@ describe('day buckets', function () {
     return eventId;
   }
 
-  /** A day row of `count` records all equal to `value`, written straight into rollup_day. */
+  /** A day row of `count` records all equal to `value`, written straight into the rollup table. */
   async function insertDayRow(eventId: string, event: string, day: string, count: number, value: number): Promise<void> {
     await svc.stores.clickhouse.client.command({
-      query: `INSERT INTO rollup_day
-              SELECT 'days-ws', {event:UUID}, toDateTime({day:String}, 'UTC'), 'tz', {name:String}, {count:UInt64},
+      query: `INSERT INTO rollups
+              SELECT 'days-ws', {event:UUID}, 'day', toDateTime({day:String}, 'UTC'), 'tz', {name:String}, {count:UInt64},
                      {count:UInt64} * any(x), {count:UInt64} * any(x) * any(x), any(x), any(x),
                      varSampStableState(x), quantilesTDigestState(0.95, 0.99)(x)
               FROM (SELECT toFloat64({value:Float64}) AS x)`,

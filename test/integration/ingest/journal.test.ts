@@ -97,6 +97,26 @@ describe('ingest journal', function () {
     await reopened.journal.close();
   });
 
+  it('reports a complete last frame whose checksum fails as damage, not as a torn write', async () => {
+    const dir = mkdtempSync(path.join(testRoot, 'journal-'));
+    const first = await openJournal(dir);
+    for (const text of ['one', 'two', 'three']) await first.journal.append(payload(1, text), 1, 1);
+    await first.journal.close();
+    const file = path.join(dir, segments(dir)[0]!);
+    const bytes = readFileSync(file);
+    bytes.write('THREE', bytes.lastIndexOf('three')); // written whole (acknowledged), changed since
+    writeFileSync(file, bytes);
+
+    const reopened = await openJournal(dir);
+    expect(await drain(reopened.journal)).to.deep.equal(['1:one', '1:two']);
+    expect(reopened.lines.join('')).not.to.include('torn write');
+    expect(reopened.lines.filter((l) => l.includes('"level":"error"')).join('')).to.include('DAMAGED DATA');
+    expect(readdirSync(path.join(dir, 'damaged'))).to.have.length(1);
+    await reopened.journal.append(payload(1, 'four'), 1, 1);
+    expect(await drain(reopened.journal)).to.deep.equal(['1:four']);
+    await reopened.journal.close();
+  });
+
   it('refuses an append past its cap and takes appends again once frames are consumed', async () => {
     const dir = mkdtempSync(path.join(testRoot, 'journal-'));
     const { journal } = await openJournal(dir, { maxBytes: 2000 });

@@ -19,7 +19,7 @@ describe('ClickHouse schema', () => {
       `SELECT name, as_select, arrayElement(splitByChar('.', extract(create_table_query, 'TO ([\\\\w.]+)')), -1) AS target
        FROM system.tables WHERE database = currentDatabase() AND engine = 'MaterializedView' ORDER BY name`,
     );
-    expect(views.map((v) => v.name)).to.deep.equal(['rollup_day_mv', 'rollup_hour_mv', 'rollup_minute_mv']);
+    expect(views.map((v) => v.name)).to.deep.equal(['rollups_day_mv', 'rollups_hour_mv', 'rollups_minute_mv']);
     for (const view of views) {
       const selected = await queryRows<{ name: string }>(stores.clickhouse, `DESCRIBE TABLE (${view.as_select})`);
       const target = await queryRows<{ name: string }>(
@@ -34,12 +34,12 @@ describe('ClickHouse schema', () => {
     }
   });
 
-  // Rebuilt day rows (a timezone change) are inserted by name: every column of rollup_day,
-  // each filled by the SELECT column of the same name, in the same place.
-  it('has the day re-bucketing insert name every rollup_day column, as its SELECT does', async () => {
+  // Rebuilt day rows (a timezone change) are inserted by name: every column of the rollup
+  // table, each filled by the SELECT column of the same name, in the same place.
+  it('has the day re-bucketing insert name every rollup column, as its SELECT does', async () => {
     const table = await queryRows<{ name: string }>(
       stores.clickhouse,
-      "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'rollup_day' ORDER BY position",
+      "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'rollups' ORDER BY position",
     );
     expect([...DAY_ROW_COLUMNS]).to.deep.equal(table.map((c) => c.name));
     const params = { ws: 'w', event: '00000000-0000-0000-0000-000000000000', tz: 'Europe/Berlin', since: 0 };

@@ -1,0 +1,121 @@
+// The block a crash interrupted, after the journal writer inserted it again with its token.
+// A token makes each table skip the block if it holds it, but a non-replicated MergeTree
+// killed between writing the block id to its deduplication log and committing the part keeps
+// the id without the rows: that table then skips the block for good (seen in kill -9 tests
+// with the embedded engine: one rollup a whole block short). So the writer makes sure:
+//   1. every row of the block is in `logs` (its log_id, found by the request's receive time);
+//      missing rows are inserted again, without a token;
+//   2. the minute, hour and day rollups over the stretches the block touched are rebuilt from
+//      `logs` (src/rollups/rangeRebuild.ts).
+// Both are idempotent, and run before the checkpoint moves on: a crash meanwhile repeats them.
+import { Readable } from 'node:stream';
+import type { Logger } from '../logger.js';
+import { rebuildRollupStretches, type RollupStretch } from '../rollups/rangeRebuild.js';
+import type { ClickHouseStore } from '../stores/clickhouse.js';
+import { type DecodedBatch, insertLinesOf, LOG_COLUMNS } from './journaledBatch.js';
+import { refusedForItsRows } from './rowsRefused.js';
+
+interface BlockRow {
+  readonly line: string;
+  readonly eventId: string;
+  readonly occurredAt: number;
+  readonly logId: string;
+  readonly receivedAt: number;
+}
+
+/** Fields of a journal line: `eventId \t occurredAt \t clientLogId \t rowPrefix`; the row prefix is a JSON array without its end. */
+function parseLine(line: string): BlockRow {
+  const first = line.indexOf('\t');
+  const second = line.indexOf('\t', first + 1);
+  const third = line.indexOf('\t', second + 1);
+  const row = JSON.parse(`${line.slice(third + 1)}]`) as unknown[];
+  return {
+    line,
+    eventId: line.slice(0, first),
+    occurredAt: Number(line.slice(first + 1, second)),
+    logId: String(row[4]),
+    receivedAt: Date.parse(String(row[7])),
+  };
+}
+
+const INSERT_WITHOUT_TOKEN = `INSERT INTO logs (${LOG_COLUMNS.join(', ')}) SETTINGS insert_deduplicate = 0 FORMAT JSONCompactEachRow`;
+
+/** Rows of one workspace's part of the block that `logs` lacks; logs ids it holds twice. */
+async function missingRows(clickhouse: ClickHouseStore, workspaceId: string, rows: readonly BlockRow[], logger: Logger): Promise<BlockRow[]> {
+  let from = Infinity;
+  let to = -Infinity;
+  let receivedFrom = Infinity;
+  let receivedTo = -Infinity;
+  for (const r of rows) {
+    from = Math.min(from, r.occurredAt);
+    to = Math.max(to, r.occurredAt);
+    receivedFrom = Math.min(receivedFrom, r.receivedAt);
+    receivedTo = Math.max(receivedTo, r.receivedAt);
+  }
+  const result = await clickhouse.client.query({
+    query: `SELECT toString(log_id) AS id, count() AS n FROM logs
+            WHERE workspace_id = {ws:String}
+              AND occurred_at BETWEEN fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND fromUnixTimestamp64Milli({to:Int64}, 'UTC')
+              AND received_at BETWEEN fromUnixTimestamp64Milli({rfrom:Int64}, 'UTC') AND fromUnixTimestamp64Milli({rto:Int64}, 'UTC')
+            GROUP BY log_id`,
+    query_params: { ws: workspaceId, from, to, rfrom: receivedFrom, rto: receivedTo },
+    format: 'JSONEachRow',
+  });
+  const stored = new Map((await result.json<{ id: string; n: number | string }>()).map((r) => [r.id, Number(r.n)]));
+  const doubled = rows.filter((r) => (stored.get(r.logId) ?? 0) > 1).length;
+  if (doubled > 0) logger.error('journal repair: logs holds rows of the interrupted block twice', { workspace_id: workspaceId, rows: doubled });
+  return rows.filter((r) => !stored.has(r.logId));
+}
+
+/** Makes `logs` and the rollups hold the interrupted block exactly once (see the file's comment). */
+export async function repairInterruptedBlock(
+  clickhouse: ClickHouseStore,
+  batches: readonly DecodedBatch[],
+  timezoneOf: (eventId: string) => string,
+  logger: Logger,
+): Promise<void> {
+  const byWorkspace = new Map<string, { journaledAt: number; rows: BlockRow[] }>();
+  for (const b of batches) {
+    const entry = byWorkspace.get(b.workspaceId) ?? { journaledAt: b.journaledAt, rows: [] };
+    for (const line of b.lines) entry.rows.push(parseLine(line));
+    byWorkspace.set(b.workspaceId, entry);
+  }
+  const stretches = new Map<string, RollupStretch>();
+  let reinserted = 0;
+  for (const [workspaceId, { journaledAt, rows }] of byWorkspace) {
+    if (rows.length === 0) continue;
+    const missing = await missingRows(clickhouse, workspaceId, rows, logger);
+    if (missing.length > 0) {
+      const body = insertLinesOf({ workspaceId, journaledAt, lines: missing.map((r) => r.line) }, timezoneOf);
+      try {
+        const inserted = await clickhouse.client.exec({ query: INSERT_WITHOUT_TOKEN, values: Readable.from([body]) });
+        inserted.stream.resume();
+        reinserted += missing.length;
+      } catch (err) {
+        // Rows ClickHouse refuses were set aside with their request when the block was inserted.
+        if (!refusedForItsRows(err)) throw err;
+        logger.error('journal repair: rows of the interrupted block are refused by ClickHouse (set aside under refused/)', {
+          workspace_id: workspaceId,
+          rows: missing.length,
+        });
+      }
+    }
+    for (const r of rows) {
+      const key = `${workspaceId}\t${r.eventId}`;
+      const s = stretches.get(key);
+      stretches.set(key, {
+        workspaceId,
+        eventId: r.eventId,
+        fromMs: Math.min(s?.fromMs ?? Infinity, r.occurredAt),
+        toMs: Math.max(s?.toMs ?? -Infinity, r.occurredAt),
+        timezone: timezoneOf(r.eventId),
+      });
+    }
+  }
+  await rebuildRollupStretches(clickhouse, [...stretches.values()]);
+  logger.info('journal: the block a crash interrupted is in logs and the rollups exactly once', {
+    records: batches.reduce((n, b) => n + b.lines.length, 0),
+    reinserted_into_logs: reinserted,
+    rebuilt_stretches: stretches.size,
+  });
+}
