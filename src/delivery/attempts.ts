@@ -84,7 +84,10 @@ export interface ClaimedAttempt {
   readonly kind: AttemptKind;
   readonly type: Notification['type'];
   readonly attempt: number;
-  readonly destination: Pick<Destination, 'destination_id' | 'channel' | 'url' | 'credentials' | 'enabled'>;
+  readonly destination: Pick<
+    Destination,
+    'destination_id' | 'channel' | 'url' | 'credentials' | 'enabled' | 'signing_secret' | 'previous_signing_secret' | 'previous_signing_secret_expires_at'
+  >;
   readonly alert: NotifiedAlert | null;
   readonly ownerEmail: string | null;
 }
@@ -102,6 +105,9 @@ interface ClaimRow {
   url: string | null;
   credentials: Credentials | null;
   enabled: boolean;
+  signing_secret: string | null;
+  previous_signing_secret: string | null;
+  previous_signing_secret_expires_at: Date | null;
   alert: NotifiedAlert | null;
   owner_email: string | null;
 }
@@ -119,7 +125,8 @@ export async function claimDueAttempts(db: Queryable, limit: number, leaseMs: nu
        RETURNING a.attempt_id, a.workspace_id, a.alert_id, a.notification_id, a.kind, a.type, a.attempt, a.destination_id
      )
      SELECT c.attempt_id, c.workspace_id, c.alert_id, c.notification_id, c.kind, c.type, c.attempt, c.destination_id,
-            d.channel, d.url, d.credentials, d.enabled, n.alert, w.email AS owner_email
+            d.channel, d.url, d.credentials, d.enabled, d.signing_secret, d.previous_signing_secret,
+            d.previous_signing_secret_expires_at, n.alert, w.email AS owner_email
      FROM claimed c
      JOIN destinations d ON d.destination_id = c.destination_id
      JOIN workspaces w ON w.user_id = c.workspace_id
@@ -134,7 +141,16 @@ export async function claimDueAttempts(db: Queryable, limit: number, leaseMs: nu
     kind: r.kind,
     type: r.type,
     attempt: r.attempt,
-    destination: { destination_id: r.destination_id, channel: r.channel, url: r.url, credentials: r.credentials, enabled: r.enabled },
+    destination: {
+      destination_id: r.destination_id,
+      channel: r.channel,
+      url: r.url,
+      credentials: r.credentials,
+      enabled: r.enabled,
+      signing_secret: r.signing_secret,
+      previous_signing_secret: r.previous_signing_secret,
+      previous_signing_secret_expires_at: r.previous_signing_secret_expires_at,
+    },
     alert: r.alert,
     ownerEmail: r.owner_email,
   }));

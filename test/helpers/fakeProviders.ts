@@ -94,6 +94,8 @@ export interface ReceivedMail {
   readonly to: string[];
   /** Headers and body, quoted-printable soft breaks undone. */
   readonly text: string;
+  /** The message as it came over the wire. */
+  readonly raw: string;
 }
 
 export class FakeSmtpServer {
@@ -125,6 +127,7 @@ export class FakeSmtpServer {
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             to: session.envelope.rcptTo.map((r) => r.address),
             text: Buffer.from(text, 'latin1').toString('utf8'),
+            raw,
           });
           callback();
         });
