@@ -1,10 +1,13 @@
 // npm run bench:delivery -- [--notifications 10000]
 // A burst through the webhook channel: N alert notifications are written to the outbox of
 // fresh embedded stores, then a delivery worker (ROLE=worker, in a child process of its own)
-// starts and sends them all to a local sink. Prints deliveries per second and the worker's
-// RSS. Set DELIVERY_CONCURRENCY / DELIVERY_POLL_INTERVAL_MS in the environment to try others.
+// starts and sends them all to a local sink. Two bursts in one run: the destination without a
+// signing secret (signing off, the reference), then with one (every request signed, Standard
+// Webhooks). Prints deliveries per second of each, their ratio, and the worker's RSS. Set
+// DELIVERY_CONCURRENCY / DELIVERY_POLL_INTERVAL_MS in the environment to try others.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { newSigningSecret } from '../../src/channels/webhookSignature.js';
 import { loadConfig } from '../../src/config.js';
 import { openStores, storeOptions } from '../../src/stores/index.js';
 import { temporaryDir } from './lib/cleanup.js';
@@ -25,6 +28,7 @@ interface Sink {
   readonly url: string;
   readonly keys: Set<string>;
   received: number;
+  signed: number;
   firstAt: number | null;
   lastAt: number | null;
   close(): Promise<void>;
@@ -32,7 +36,7 @@ interface Sink {
 
 /** A webhook receiver that answers 200 at once and counts distinct Idempotency-Keys. */
 async function startSink(): Promise<Sink> {
-  const sink: Omit<Sink, 'url' | 'close'> = { keys: new Set(), received: 0, firstAt: null, lastAt: null };
+  const sink: Omit<Sink, 'url' | 'close'> = { keys: new Set(), received: 0, signed: 0, firstAt: null, lastAt: null };
   const server = http.createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
     req.resume();
     req.on('end', () => {
@@ -41,6 +45,7 @@ async function startSink(): Promise<Sink> {
       sink.lastAt = now;
       sink.received++;
       sink.keys.add(String(req.headers['idempotency-key']));
+      if (req.headers['webhook-signature']) sink.signed++;
       res.writeHead(200).end('ok');
     });
   });
@@ -53,7 +58,7 @@ async function startSink(): Promise<Sink> {
 }
 
 /** Writes one workspace, a webhook destination and `count` outbox rows, the way alert transitions do. */
-async function seed(dataDir: string, sinkUrl: string, count: number): Promise<void> {
+async function seed(dataDir: string, sinkUrl: string, count: number, signingSecret: string | null): Promise<void> {
   const stores = await openStores(storeOptions(loadConfig({ DATA_DIR: dataDir })));
   try {
     const db = stores.postgres;
@@ -65,9 +70,10 @@ async function seed(dataDir: string, sinkUrl: string, count: number): Promise<vo
       `INSERT INTO policies (policy_id, workspace_id, event_id, title, period, aggregate, condition, threshold, severity)
        SELECT gen_random_uuid(), 'bench', event_id, 'High latency', 'minute', 'max', 'gt', 500, 'critical' FROM event_definitions`,
     );
-    await db.query(`INSERT INTO destinations (destination_id, workspace_id, channel, url, scope) VALUES (gen_random_uuid(), 'bench', 'webhook', $1, 'all')`, [
-      sinkUrl,
-    ]);
+    await db.query(
+      `INSERT INTO destinations (destination_id, workspace_id, channel, url, scope, signing_secret) VALUES (gen_random_uuid(), 'bench', 'webhook', $1, 'all', $2)`,
+      [sinkUrl, signingSecret],
+    );
     // Resolved alerts: a policy has at most one open alert, and the worker does not look at the status.
     await db.query(
       `INSERT INTO alerts (alert_id, workspace_id, policy_id, event_id, agent, event, title, channel, period, aggregate, condition, threshold,
@@ -93,13 +99,18 @@ async function seed(dataDir: string, sinkUrl: string, count: number): Promise<vo
 
 const mib = (bytes: number | null | undefined) => (bytes == null || !Number.isFinite(bytes) ? 'n/a' : `${(bytes / 1024 ** 2).toFixed(0)} MiB`);
 
-async function main(): Promise<void> {
-  const count = parseCount(process.argv.slice(2));
+interface Burst {
+  readonly perSecond: number;
+  readonly lines: string[];
+}
+
+async function burst(count: number, signed: boolean): Promise<Burst> {
+  const label = signed ? 'signing on' : 'signing off';
   const sink = await startSink();
   const dataDir = temporaryDir('alertmon-bench-delivery-');
   let started = performance.now();
-  await seed(dataDir, sink.url, count);
-  progress(`seeded ${count.toLocaleString('en-US')} notifications in ${((performance.now() - started) / 1000).toFixed(1)} s; starting the worker…`);
+  await seed(dataDir, sink.url, count, signed ? newSigningSecret() : null);
+  progress(`${label}: seeded ${count.toLocaleString('en-US')} notifications in ${((performance.now() - started) / 1000).toFixed(1)} s; starting the worker…`);
 
   started = performance.now();
   const worker = await startServiceProcess(dataDir, { ROLE: 'worker', ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn' });
@@ -116,23 +127,40 @@ async function main(): Promise<void> {
   await worker.stop();
   await sink.close();
 
+  if (sink.keys.size < count) throw new Error(`${label}: only ${sink.keys.size} of ${count} notifications arrived within 30 min`);
+  if (sink.received !== count) throw new Error(`${label}: ${sink.received - count} notifications were sent more than once`);
+  if (sink.signed !== (signed ? count : 0)) throw new Error(`${label}: ${sink.signed} of ${count} requests were signed`);
   const sendSeconds = ((sink.lastAt ?? doneAt) - (sink.firstAt ?? readyAt)) / 1000;
   const fromReady = (doneAt - readyAt) / 1000;
-  const concurrency = process.env.DELIVERY_CONCURRENCY ?? '32 (default)';
-  process.stdout.write(
-    [
-      `delivery burst: ${count.toLocaleString('en-US')} notifications → 1 webhook destination on 127.0.0.1 (embedded stores, DELIVERY_CONCURRENCY=${concurrency})`,
-      `  received by the sink        ${sink.received.toLocaleString('en-US')} requests, ${sink.keys.size.toLocaleString('en-US')} distinct Idempotency-Keys`,
-      `  first → last request        ${sendSeconds.toFixed(2)} s  = ${(count / sendSeconds).toFixed(0)} deliveries/s`,
+  const perSecond = count / sendSeconds;
+  return {
+    perSecond,
+    lines: [
+      `${label}:`,
+      `  received by the sink        ${sink.received.toLocaleString('en-US')} requests, ${sink.keys.size.toLocaleString('en-US')} distinct Idempotency-Keys, ${sink.signed.toLocaleString('en-US')} signed`,
+      `  first → last request        ${sendSeconds.toFixed(2)} s  = ${perSecond.toFixed(0)} deliveries/s`,
       `  worker ready → all received ${fromReady.toFixed(2)} s  = ${(count / fromReady).toFixed(0)} deliveries/s (outbox dispatch included)`,
       `  worker start-up             ${((readyAt - started) / 1000).toFixed(1)} s`,
       `  worker RSS                  ${mib(memory.first)} when ready, peak ${mib(memory.peak)} (VmHWM ${mib(highWater)})`,
       `  alertmon_deliveries_total{channel="webhook",outcome="delivered"} ${delivered}`,
+    ],
+  };
+}
+
+async function main(): Promise<void> {
+  const count = parseCount(process.argv.slice(2));
+  const off = await burst(count, false);
+  const on = await burst(count, true);
+  const concurrency = process.env.DELIVERY_CONCURRENCY ?? '32 (default)';
+  process.stdout.write(
+    [
+      `delivery burst: ${count.toLocaleString('en-US')} notifications → 1 webhook destination on 127.0.0.1 (embedded stores, DELIVERY_CONCURRENCY=${concurrency})`,
+      ...off.lines,
+      ...on.lines,
+      `signing on / off: ${(on.perSecond / off.perSecond).toFixed(2)} (${on.perSecond.toFixed(0)} against ${off.perSecond.toFixed(0)} deliveries/s, first → last request)`,
       '',
     ].join('\n'),
   );
-  if (sink.keys.size < count) throw new Error(`only ${sink.keys.size} of ${count} notifications arrived within 30 min`);
-  if (sink.received !== count) throw new Error(`${sink.received - count} notifications were sent more than once`);
 }
 
 await runBench('delivery', main);

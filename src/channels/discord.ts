@@ -2,12 +2,21 @@
 // DISCORD_WEBHOOK_ORIGINS with /webhooks/ in its path, its last path segment is the token. The
 // message goes in `content` (at most 2000 characters). Discord answers 204, or 429 with
 // Retry-After and a JSON retry_after in seconds.
+import { clippedMessage, type MessageMarkup } from './clip.js';
 import { abbreviateLastPathSegment, lastPathSegmentSecrets, noCredentials, parseHttpUrl, requireUrl } from './configRules.js';
 import { jsonOf, postJson } from './httpPost.js';
 import { messageLines } from './message.js';
 import type { ChannelModule } from './types.js';
 
 const MAX_CONTENT = 2000;
+
+/** Discord markdown: the characters that format are escaped with a backslash; the headline is bold. */
+const MARKDOWN: MessageMarkup = {
+  escape: (text) => text.replace(/[\\*_~`|]/g, '\\$&'),
+  open: '**',
+  close: '**',
+  atom: /\\./,
+};
 
 function retryAfterFromBody(body: string): number | null {
   const seconds = jsonOf(body)?.retry_after;
@@ -27,6 +36,7 @@ export const discordChannel: ChannelModule = {
     ];
   },
 
+  signsRequests: false,
   secretCredentials: [],
   presentUrl: abbreviateLastPathSegment,
   secretsOf: (config) => lastPathSegmentSecrets(config.url),
@@ -36,8 +46,7 @@ export const discordChannel: ChannelModule = {
   },
 
   send({ destination, notification, settings }) {
-    const [headline, ...rest] = messageLines(notification);
-    const content = [`**${headline}**`, ...rest].join('\n').slice(0, MAX_CONTENT);
+    const content = clippedMessage(messageLines(notification), MAX_CONTENT, MARKDOWN);
     return postJson(destination.url!, { content, allowed_mentions: { parse: [] } }, settings, {
       guard: false,
       secrets: discordChannel.secretsOf(destination),

@@ -4,10 +4,14 @@
 import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
 import { decoded, redactKnownSecrets, secretList } from '../redaction.js';
+import { clipText } from './clip.js';
 import { noCredentials } from './configRules.js';
 import { emailSubject, messageText } from './message.js';
 import { delivered, failure, shortAnswer, type Outcome } from './outcome.js';
 import type { ChannelModule, ChannelSettings } from './types.js';
+
+/** Subjects longer than this are cut: mail clients show less, and some servers refuse long header lines. */
+const MAX_SUBJECT = 200;
 
 const EMAIL_ADDRESS = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.?[^\s@<>(),;:"]*$/;
 
@@ -86,6 +90,7 @@ export const emailChannel: ChannelModule = {
     return problems;
   },
 
+  signsRequests: false,
   secretCredentials: [],
   presentUrl: (url) => url,
   secretsOf: () => [],
@@ -103,7 +108,7 @@ export const emailChannel: ChannelModule = {
       const info = await transportFor(settings).sendMail({
         from: settings.channels.emailFrom,
         to,
-        subject: emailSubject(notification),
+        subject: clipText(emailSubject(notification), MAX_SUBJECT),
         text: messageText(notification),
         headers: { 'X-Alertmon-Notification-Id': notification.id },
       });

@@ -19,6 +19,8 @@ export interface PostOptions {
   readonly guard: boolean;
   /** Redacted from every message and answer. */
   readonly secrets: readonly string[];
+  /** Headers that depend on the exact body sent (signatures). */
+  readonly headersForBody?: (body: string) => Record<string, string>;
   /** Reads a provider-specific retry delay from the answer body (Telegram, Discord). */
   readonly retryAfterFromBody?: (body: string) => number | null;
 }
@@ -30,9 +32,10 @@ export async function postJson(url: string, payload: unknown, settings: ChannelS
   let answer: HttpAnswer;
   try {
     if (guarded) assertPublicUrl(new URL(url));
+    const body = JSON.stringify(payload);
     const response = await got.post(url, {
-      json: payload,
-      headers: { 'user-agent': 'alertmon', ...options.headers },
+      body,
+      headers: { 'user-agent': 'alertmon', 'content-type': 'application/json', ...options.headers, ...options.headersForBody?.(body) },
       throwHttpErrors: false,
       followRedirect: false,
       retry: { limit: 0 },

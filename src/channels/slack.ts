@@ -1,14 +1,24 @@
 // Slack incoming webhook (docs/api.md, Configuration per channel): the URL is on
 // SLACK_WEBHOOK_ORIGIN under /services/, its last path segment is the token. The message is
-// mrkdwn in `text`. Slack answers 200 "ok", 4xx with a reason word (invalid_payload,
+// mrkdwn in one section block (and in `text`, the notification's fallback), cut to 3,000
+// characters. Slack answers 200 "ok", 4xx with a reason word (invalid_payload,
 // no_service, channel_is_archived …), 429 with Retry-After.
+import { clippedMessage, type MessageMarkup } from './clip.js';
 import { abbreviateLastPathSegment, lastPathSegmentSecrets, noCredentials, parseHttpUrl, requireUrl } from './configRules.js';
 import { postJson } from './httpPost.js';
 import { messageLines } from './message.js';
 import type { ChannelModule } from './types.js';
 
-/** Slack's mrkdwn treats &, < and > as markup. */
-const escapeMrkdwn = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** Slack's limit for a section block's text. */
+const MAX_SECTION_TEXT = 3000;
+
+/** Slack's mrkdwn treats &, < and > as markup; the headline is bold. */
+const MRKDWN: MessageMarkup = {
+  escape: (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+  open: '*',
+  close: '*',
+  atom: /&(?:amp|lt|gt);/,
+};
 
 export const slackChannel: ChannelModule = {
   configProblems(config, { channels }) {
@@ -23,6 +33,7 @@ export const slackChannel: ChannelModule = {
     ];
   },
 
+  signsRequests: false,
   secretCredentials: [],
   presentUrl: abbreviateLastPathSegment,
   secretsOf: (config) => lastPathSegmentSecrets(config.url),
@@ -32,8 +43,9 @@ export const slackChannel: ChannelModule = {
   },
 
   send({ destination, notification, settings }) {
-    const [headline, ...rest] = messageLines(notification).map(escapeMrkdwn);
-    const text = [`*${headline}*`, ...rest].join('\n');
-    return postJson(destination.url!, { text }, settings, { guard: false, secrets: slackChannel.secretsOf(destination) });
+    const text = clippedMessage(messageLines(notification), MAX_SECTION_TEXT, MRKDWN);
+    // `text` is the notification's fallback; the block is what the channel shows.
+    const blocks = [{ type: 'section', text: { type: 'mrkdwn', text } }];
+    return postJson(destination.url!, { text, blocks }, settings, { guard: false, secrets: slackChannel.secretsOf(destination) });
   },
 };

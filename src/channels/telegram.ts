@@ -1,15 +1,24 @@
 // Telegram Bot API sendMessage to credentials.chat_id, at TELEGRAM_API_ORIGIN (docs/api.md,
-// Configuration per channel). The bot token is part of the request path, so it is abbreviated
+// Configuration per channel); the message in HTML parse mode, cut to 4,096 characters. The bot token is part of the request path, so it is abbreviated
 // in the recorded target and redacted from every message. A 429 carries
 // parameters.retry_after (seconds) in the JSON answer.
 import type { ErrorDetail } from '../errors.js';
 import { abbreviateSecret } from '../redaction.js';
 import { credentialSecrets } from './configRules.js';
 import { jsonOf, postJson } from './httpPost.js';
-import { messageText } from './message.js';
+import { clippedMessage, type MessageMarkup } from './clip.js';
+import { messageLines } from './message.js';
 import type { ChannelModule } from './types.js';
 
 const MAX_TEXT = 4096;
+
+/** Telegram's HTML parse mode: &, < and > escaped, the headline in <b>. */
+const HTML: MessageMarkup = {
+  escape: (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+  open: '<b>',
+  close: '</b>',
+  atom: /&(?:amp|lt|gt);/,
+};
 
 function retryAfterFromBody(body: string): number | null {
   const parameters = jsonOf(body)?.parameters as { retry_after?: unknown } | undefined;
@@ -35,6 +44,7 @@ export const telegramChannel: ChannelModule = {
   },
 
   // chat_id is an address, shown in full.
+  signsRequests: false,
   secretCredentials: ['bot_token'],
   presentUrl: (url) => url,
   secretsOf: (config) => credentialSecrets(config, telegramChannel.secretCredentials),
@@ -48,7 +58,7 @@ export const telegramChannel: ChannelModule = {
     const { bot_token: token, chat_id: chatId } = destination.credentials ?? {};
     return postJson(
       `${settings.channels.telegramApiOrigin}/bot${String(token)}/sendMessage`,
-      { chat_id: chatId, text: messageText(notification).slice(0, MAX_TEXT), disable_web_page_preview: true },
+      { chat_id: chatId, text: clippedMessage(messageLines(notification), MAX_TEXT, HTML), parse_mode: 'HTML', disable_web_page_preview: true },
       settings,
       { guard: false, secrets: telegramChannel.secretsOf(destination), retryAfterFromBody },
     );

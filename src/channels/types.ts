@@ -4,6 +4,7 @@ import type { Notification } from '../alerts/outbox.js';
 import type { Config } from '../config.js';
 import type { ErrorDetail } from '../errors.js';
 import type { Outcome } from './outcome.js';
+import type { SigningSecrets } from './webhookSignature.js';
 
 export interface Credentials {
   readonly bot_token?: string;
@@ -12,7 +13,7 @@ export interface Credentials {
 }
 
 /** Where and how a destination sends, as a channel sees it. */
-export interface ChannelConfig {
+export interface ChannelConfig extends SigningSecrets {
   readonly url: string | null;
   readonly credentials: Credentials | null;
 }
@@ -37,6 +38,8 @@ export interface SendRequest {
 export interface ChannelModule {
   /** Every problem of the url and credentials for this channel (pure; abbreviated values are checked by the registry). */
   configProblems(config: ChannelConfig, context: ValidationContext): ErrorDetail[];
+  /** Whether its requests are signed: its destinations then hold a signing secret (src/channels/webhookSignature.ts). */
+  readonly signsRequests: boolean;
   /** Credential fields that are secret: abbreviated when shown, kept when sent back as read. */
   readonly secretCredentials: readonly (keyof Credentials)[];
   /** The url as responses and logs show it, secrets abbreviated. */

@@ -1,12 +1,13 @@
 // Generic webhook (docs/api.md, What is sent): POST {"type", "alert"} as JSON to an absolute
-// http(s) URL, with the destination's Authorization value when set and an Idempotency-Key that
-// stays the same across retries and re-sends, so a receiver can drop a repeat. Targets pass the
-// SSRF guard.
+// http(s) URL, with the destination's Authorization value when set, an Idempotency-Key that
+// stays the same across retries and re-sends, so a receiver can drop a repeat, and the
+// Standard Webhooks signature headers (webhookSignature.ts). Targets pass the SSRF guard.
 import type { ErrorDetail } from '../errors.js';
 import { ABBREVIATION_MARK, abbreviateSecret, decoded } from '../redaction.js';
 import { credentialSecrets, parseHttpUrl, requireUrl } from './configRules.js';
 import { postJson } from './httpPost.js';
 import type { ChannelModule } from './types.js';
+import { secretsInForce, signatureHeaders } from './webhookSignature.js';
 
 /** A path segment this long may be a token (generic incoming-webhook URLs carry one in the path). */
 const SECRET_SEGMENT_LENGTH = 16;
@@ -89,6 +90,7 @@ export const webhookChannel: ChannelModule = {
     return problems;
   },
 
+  signsRequests: true,
   secretCredentials: ['authorization'],
   presentUrl: presentWebhookUrl,
   secretsOf: (config) => [...urlSecrets(config.url), ...credentialSecrets(config, webhookChannel.secretCredentials)],
@@ -99,13 +101,16 @@ export const webhookChannel: ChannelModule = {
 
   send({ destination, notification, settings }) {
     const authorization = destination.credentials?.authorization;
+    const signing = secretsInForce(destination, Date.now());
     return postJson(destination.url!, { type: notification.type, alert: notification.alert }, settings, {
       guard: true,
-      secrets: webhookChannel.secretsOf(destination),
+      secrets: [...webhookChannel.secretsOf(destination), ...signing],
       headers: {
         'idempotency-key': notification.id,
         ...(typeof authorization === 'string' && authorization !== '' ? { authorization } : {}),
       },
+      // Signed at the moment of each try, over the exact bytes sent.
+      headersForBody: (body) => signatureHeaders(notification.id, body, signing, Date.now()),
     });
   },
 };

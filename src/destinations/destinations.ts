@@ -1,13 +1,23 @@
 // Destination operations: create, read, list, update. A PUT keeps the stored secrets when
 // it omits credentials or sends back abbreviated values exactly as they were read; an
 // abbreviated value is never stored as the secret (docs/api.md, Secrets).
-import { notFound, validationFailed, type ErrorDetail } from '../errors.js';
+import { invalid, notFound, validationFailed, type ErrorDetail } from '../errors.js';
 import type { Page } from '../page.js';
 import { newId } from '../ids.js';
-import { channelConfigProblems, isChannel, mergeSentBack } from '../channels/registry.js';
+import { channelConfigProblems, channelModule, isChannel, mergeSentBack } from '../channels/registry.js';
+import { newSigningSecret, ROTATION_OVERLAP_MS } from '../channels/webhookSignature.js';
 import type { ValidationContext } from '../channels/types.js';
 import type { Queryable } from '../stores/postgres.js';
-import { findDestination, insertDestination, listDestinationRows, ownerEmailOf, unknownPolicyIds, updateDestinationRow, type StoredFields } from './store.js';
+import {
+  findDestination,
+  insertDestination,
+  rotateSigningSecretRow,
+  listDestinationRows,
+  ownerEmailOf,
+  unknownPolicyIds,
+  updateDestinationRow,
+  type StoredFields,
+} from './store.js';
 import { CHANNELS, SCOPES, type Channel, type Destination, type DestinationInput, type Scope } from './types.js';
 
 /** The channels' configuration (provider origins) the rules check against. */
@@ -32,9 +42,10 @@ export async function createDestination(db: Queryable, workspaceId: string, inpu
     scope,
     policy_ids: normalisePolicyIds(input.policy_ids ?? []),
     enabled: input.enabled ?? true,
+    signing_secret: null,
   };
   await validate(db, workspaceId, fields, channels);
-  return insertDestination(db, workspaceId, newId(), fields);
+  return insertDestination(db, workspaceId, newId(), { ...fields, signing_secret: channelModule(fields.channel).signsRequests ? newSigningSecret() : null });
 }
 
 export async function updateDestination(db: Queryable, workspaceId: string, id: string, input: DestinationInput, channels: ChannelRules): Promise<Destination> {
@@ -48,11 +59,25 @@ export async function updateDestination(db: Queryable, workspaceId: string, id: 
     scope,
     policy_ids: normalisePolicyIds(policyIds),
     enabled: input.enabled ?? current.enabled,
+    signing_secret: current.signing_secret,
   };
   await validate(db, workspaceId, fields, channels);
-  const updated = await updateDestinationRow(db, workspaceId, id, fields);
+  // A destination that becomes a webhook gets a secret (read it by rotating); one that stops being one loses it.
+  const secret = channelModule(fields.channel).signsRequests ? (current.signing_secret ?? newSigningSecret()) : null;
+  const updated = await updateDestinationRow(db, workspaceId, id, { ...fields, signing_secret: secret });
   if (!updated) throw notFound('destination');
   return updated;
+}
+
+/** A new signing secret for a webhook destination; the previous one signs beside it for 24 hours. */
+export async function rotateSigningSecret(db: Queryable, workspaceId: string, id: string): Promise<Destination> {
+  const current = await getDestination(db, workspaceId, id);
+  if (!channelModule(current.channel).signsRequests) {
+    throw invalid('not_signed', `A ${current.channel} destination has no signing secret; only webhook requests are signed.`);
+  }
+  const rotated = await rotateSigningSecretRow(db, workspaceId, id, newSigningSecret(), ROTATION_OVERLAP_MS);
+  if (!rotated) throw notFound('destination');
+  return rotated;
 }
 
 function normalisePolicyIds(ids: readonly string[]): string[] {

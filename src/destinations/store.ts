@@ -4,28 +4,43 @@ import type { Queryable } from '../stores/postgres.js';
 import type { Destination, DestinationConfig, Scope } from './types.js';
 
 const COLUMNS = `destination_id, workspace_id, channel, url, credentials, scope, policy_ids::text[] AS policy_ids, enabled,
-  created_at, updated_at, last_delivered_at, last_error`;
+  created_at, updated_at, last_delivered_at, last_error, signing_secret, previous_signing_secret, previous_signing_secret_expires_at`;
 
 export interface StoredFields extends DestinationConfig {
   readonly scope: Scope;
   readonly policy_ids: readonly string[];
   readonly enabled: boolean;
+  readonly signing_secret: string | null;
 }
 
 export async function insertDestination(db: Queryable, workspaceId: string, id: string, fields: StoredFields): Promise<Destination> {
   const rows = await db.query<Destination>(
-    `INSERT INTO destinations (destination_id, workspace_id, channel, url, credentials, scope, policy_ids, enabled)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::uuid[], $8) RETURNING ${COLUMNS}`,
-    [id, workspaceId, fields.channel, fields.url, fields.credentials, fields.scope, fields.policy_ids, fields.enabled],
+    `INSERT INTO destinations (destination_id, workspace_id, channel, url, credentials, scope, policy_ids, enabled, signing_secret)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::uuid[], $8, $9) RETURNING ${COLUMNS}`,
+    [id, workspaceId, fields.channel, fields.url, fields.credentials, fields.scope, fields.policy_ids, fields.enabled, fields.signing_secret],
   );
   return rows[0]!;
 }
 
 export async function updateDestinationRow(db: Queryable, workspaceId: string, id: string, fields: StoredFields): Promise<Destination | null> {
   const rows = await db.query<Destination>(
-    `UPDATE destinations SET channel = $3, url = $4, credentials = $5, scope = $6, policy_ids = $7::uuid[], enabled = $8, updated_at = now()
+    `UPDATE destinations SET channel = $3, url = $4, credentials = $5, scope = $6, policy_ids = $7::uuid[], enabled = $8, updated_at = now(),
+       signing_secret = $9,
+       previous_signing_secret = CASE WHEN $9::text IS NULL THEN NULL ELSE previous_signing_secret END,
+       previous_signing_secret_expires_at = CASE WHEN $9::text IS NULL THEN NULL ELSE previous_signing_secret_expires_at END
      WHERE workspace_id = $1 AND destination_id = $2 RETURNING ${COLUMNS}`,
-    [workspaceId, id, fields.channel, fields.url, fields.credentials, fields.scope, fields.policy_ids, fields.enabled],
+    [workspaceId, id, fields.channel, fields.url, fields.credentials, fields.scope, fields.policy_ids, fields.enabled, fields.signing_secret],
+  );
+  return rows[0] ?? null;
+}
+
+/** A new signing secret; the current one keeps signing until `overlapMs` from now. Null when the destination has no secret. */
+export async function rotateSigningSecretRow(db: Queryable, workspaceId: string, id: string, secret: string, overlapMs: number): Promise<Destination | null> {
+  const rows = await db.query<Destination>(
+    `UPDATE destinations SET signing_secret = $3, previous_signing_secret = signing_secret,
+       previous_signing_secret_expires_at = now() + $4 * interval '1 millisecond', updated_at = now()
+     WHERE workspace_id = $1 AND destination_id = $2 AND signing_secret IS NOT NULL RETURNING ${COLUMNS}`,
+    [workspaceId, id, secret, overlapMs],
   );
   return rows[0] ?? null;
 }

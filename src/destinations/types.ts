@@ -1,5 +1,6 @@
 import type { Channel } from '../channels/registry.js';
 import type { Credentials } from '../channels/types.js';
+import type { SigningSecrets } from '../channels/webhookSignature.js';
 
 export { CHANNELS, type Channel } from '../channels/registry.js';
 export type { Credentials } from '../channels/types.js';
@@ -8,7 +9,7 @@ export const SCOPES = ['all', 'policies'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** What decides where and how a destination sends. */
-export interface DestinationConfig {
+export interface DestinationConfig extends SigningSecrets {
   readonly channel: Channel;
   readonly url: string | null;
   readonly credentials: Credentials | null;
@@ -24,6 +25,11 @@ export interface Destination extends DestinationConfig {
   readonly updated_at: Date;
   readonly last_delivered_at: Date | null;
   readonly last_error: string | null;
+  /** Webhooks: the secret requests are signed with (null for other channels). */
+  readonly signing_secret: string | null;
+  /** Webhooks: the secret before the last rotation, still signing until previous_signing_secret_expires_at. */
+  readonly previous_signing_secret: string | null;
+  readonly previous_signing_secret_expires_at: Date | null;
 }
 
 /** A destination as a client writes it: every field optional on PUT. */

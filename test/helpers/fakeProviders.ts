@@ -89,11 +89,46 @@ export class FakeHttpServer {
   }
 }
 
+/** A target that accepts connections and reads requests but never answers (until closed). */
+export class HangingHttpServer {
+  /** Requests received and still waiting for an answer. */
+  open = 0;
+  received = 0;
+
+  private constructor(
+    private readonly server: http.Server,
+    readonly origin: string,
+  ) {}
+
+  static async start(): Promise<HangingHttpServer> {
+    let self: HangingHttpServer | null = null;
+    const server = http.createServer((req, res) => {
+      self!.received++;
+      self!.open++;
+      req.resume();
+      res.on('close', () => self!.open--);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    self = new HangingHttpServer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    return self;
+  }
+
+  /** Cuts every waiting request (their senders see a network error) and stops listening. */
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.closeAllConnections();
+      this.server.close(() => resolve());
+    });
+  }
+}
+
 export interface ReceivedMail {
   readonly from: string;
   readonly to: string[];
   /** Headers and body, quoted-printable soft breaks undone. */
   readonly text: string;
+  /** The message as it came over the wire. */
+  readonly raw: string;
 }
 
 export class FakeSmtpServer {
@@ -125,6 +160,7 @@ export class FakeSmtpServer {
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             to: session.envelope.rcptTo.map((r) => r.address),
             text: Buffer.from(text, 'latin1').toString('utf8'),
+            raw,
           });
           callback();
         });

@@ -1,10 +1,16 @@
 import { channelModule, presentCredentials } from '../../channels/registry.js';
 import type { Destination } from '../../destinations/types.js';
+import { abbreviateSecret } from '../../redaction.js';
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
-/** A destination as the API shows it: secrets abbreviated, timestamps ISO 8601 UTC. */
-export function destinationJson(d: Destination) {
+/**
+ * A destination as the API shows it: secrets abbreviated, timestamps ISO 8601 UTC. The signing
+ * secret is shown in full only where it was just made (`revealSigningSecret`: create, rotation).
+ */
+export function destinationJson(d: Destination, { revealSigningSecret = false } = {}) {
+  const overlapEnds = d.previous_signing_secret_expires_at;
+  const signingSecret = d.signing_secret === null || revealSigningSecret ? d.signing_secret : abbreviateSecret(d.signing_secret);
   return {
     destination_id: d.destination_id,
     channel: d.channel,
@@ -17,5 +23,7 @@ export function destinationJson(d: Destination) {
     updated_at: d.updated_at.toISOString(),
     last_delivered_at: iso(d.last_delivered_at),
     last_error: d.last_error,
+    signing_secret: signingSecret,
+    previous_signing_secret_expires_at: overlapEnds !== null && overlapEnds.getTime() > Date.now() ? overlapEnds.toISOString() : null,
   };
 }

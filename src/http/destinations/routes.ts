@@ -1,5 +1,12 @@
 // Destinations and their test send (docs/api.md, Destinations and deliveries).
-import { createDestination, getDestination, listDestinations, updateDestination, type ChannelRules } from '../../destinations/destinations.js';
+import {
+  createDestination,
+  getDestination,
+  listDestinations,
+  rotateSigningSecret,
+  updateDestination,
+  type ChannelRules,
+} from '../../destinations/destinations.js';
 import type { DeliveryDeps } from '../../delivery/deliver.js';
 import { sendTestNotification } from '../../delivery/testSend.js';
 import { pageOf } from '../../page.js';
@@ -25,11 +32,17 @@ export function destinationRoutes({ channels, delivery }: DestinationRoutesDeps)
         path: '/',
         summary: 'Create a destination',
         body: createDestinationSchema,
-        responses: { 201: { description: 'The created destination, secrets abbreviated.', schema: destinationResponseSchema }, 400: invalid },
+        responses: {
+          201: {
+            description: 'The created destination, secrets abbreviated except a webhook’s signing_secret, shown in full this once.',
+            schema: destinationResponseSchema,
+          },
+          400: invalid,
+        },
       },
       async (ctx, { body }) => {
         ctx.status = 201;
-        ctx.body = destinationJson(await createDestination(db, workspaceOf(ctx), body, channels));
+        ctx.body = destinationJson(await createDestination(db, workspaceOf(ctx), body, channels), { revealSigningSecret: true });
       },
     )
     .add(
@@ -42,7 +55,7 @@ export function destinationRoutes({ channels, delivery }: DestinationRoutesDeps)
       },
       async (ctx, { query }) => {
         const rows = await listDestinations(db, workspaceOf(ctx), pageOf(query));
-        ctx.body = rows.map(destinationJson);
+        ctx.body = rows.map((row) => destinationJson(row));
       },
     )
     .add(
@@ -68,6 +81,23 @@ export function destinationRoutes({ channels, delivery }: DestinationRoutesDeps)
       },
       async (ctx, { body }) => {
         ctx.body = destinationJson(await updateDestination(db, workspaceOf(ctx), ctx.params.destinationID!, body, channels));
+      },
+    )
+    .add(
+      {
+        method: 'post',
+        path: '/:destinationID/rotate-secret',
+        summary: 'Rotate a webhook’s signing secret',
+        description:
+          'Makes a new signing secret, shown in full in this answer only. The previous secret keeps signing beside it (two signatures) until previous_signing_secret_expires_at, 24 hours later.',
+        responses: {
+          200: { description: 'The destination with its new signing_secret in full.', schema: destinationResponseSchema },
+          400: { description: 'Not a webhook destination (code not_signed).' },
+          404: notFound,
+        },
+      },
+      async (ctx) => {
+        ctx.body = destinationJson(await rotateSigningSecret(db, workspaceOf(ctx), ctx.params.destinationID!), { revealSigningSecret: true });
       },
     )
     .add(

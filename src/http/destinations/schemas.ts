@@ -46,6 +46,8 @@ export const updateDestinationSchema = {
     updated_at: {},
     last_delivered_at: {},
     last_error: {},
+    signing_secret: {},
+    previous_signing_secret_expires_at: {},
   },
 } as const;
 
@@ -72,6 +74,8 @@ export const destinationResponseSchema = {
     'updated_at',
     'last_delivered_at',
     'last_error',
+    'signing_secret',
+    'previous_signing_secret_expires_at',
   ],
   properties: {
     destination_id: { type: 'string', format: 'uuid' },
@@ -89,6 +93,15 @@ export const destinationResponseSchema = {
     updated_at: timestamp,
     last_delivered_at: nullableTimestamp,
     last_error: { type: ['string', 'null'] },
+    signing_secret: {
+      type: ['string', 'null'],
+      description:
+        'Webhooks: the Standard Webhooks signing secret (whsec_…), in full only in the create and rotate-secret answers, else abbreviated; null for other channels.',
+    },
+    previous_signing_secret_expires_at: {
+      ...nullableTimestamp,
+      description: 'After a rotation, until when the previous secret still signs beside the new one; null otherwise.',
+    },
   },
 } as const;
 
