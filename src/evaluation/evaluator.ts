@@ -98,14 +98,18 @@ export class PolicyEvaluator {
   }
 
   /**
-   * Evaluates the last bucket closed before `at` (default now) and applies the verdict. Its
-   * pending run is counted over the buckets before it, read in the same query, so the
-   * verdict is the one the worker would have reached; the worker's own progress is not moved.
+   * Evaluates the last bucket closed before `at` (default now; a later `at` is read as now)
+   * and applies the verdict. Its pending run is counted over the buckets before it, read in
+   * the same query, so the verdict is the one the worker would have reached; the worker's own
+   * progress is not moved. A bucket still to come is never judged as closed: an empty future
+   * bucket would raise `count lt 1`, and the alert would keep the worker from raising for
+   * the buckets before it once resolved by hand.
    */
   async evaluateLastClosedBucket(workspaceId: string, policyId: string, at?: number): Promise<ManualEvaluation> {
     const target = await loadTarget(this.deps.postgres, workspaceId, policyId);
     const { period, timezone } = target;
-    const last = lastClosedBucket(period, timezone, at ?? this.now());
+    const now = this.now();
+    const last = lastClosedBucket(period, timezone, Math.min(at ?? now, now));
     const run: Bucket[] = [last];
     while (run.length < target.pending_buckets) run.unshift(bucketAt(period, timezone, run[0]!.start - 1));
     const due = run.map((b) => dueBucket(target, b, false));
@@ -115,7 +119,7 @@ export class PolicyEvaluator {
     const result = await applyOutcomes(
       this.deps.postgres,
       [{ target, buckets: [bucket], evaluatedUntil: null, run: runOver(target, judged.slice(0, -1)) }],
-      new Date(this.now()),
+      new Date(now),
     );
     // The policy was deleted between the two reads.
     if (!result.latest.has(policyId)) await loadTarget(this.deps.postgres, workspaceId, policyId);

@@ -115,7 +115,7 @@ export function closedBucketVerdict(rule: Rule, stats: BucketStats, comparison: 
 /**
  * Rules whose breach in a still-open bucket is final, because later logs can only move the
  * aggregate further past the threshold. count and sum only grow while every value seen is
- * ≥ 0 (DECISIONS G states the condition for both); max only grows; min only falls.
+ * ≥ 0 (docs/api.md, Policies and evaluation, states the condition for both); max only grows; min only falls.
  */
 export function mayFireEarly(rule: Pick<Rule, 'aggregate' | 'condition'>): boolean {
   const rising = rule.condition === 'gt' || rule.condition === 'gte';

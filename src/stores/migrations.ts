@@ -44,9 +44,12 @@ export function splitStatements(sql: string): string[] {
 // Any constant shared by all alertmon processes; serialises concurrent start-ups.
 const POSTGRES_MIGRATION_LOCK = 726_104_331;
 
-/** Applies pending Postgres migrations in one transaction; returns the versions applied. */
-export async function migratePostgres(pg: PostgresStore): Promise<string[]> {
-  const files = await readMigrations('postgres');
+/**
+ * Applies pending Postgres migrations in one transaction; returns the versions applied.
+ * `through` stops after that version (tests build the schema an older release left).
+ */
+export async function migratePostgres(pg: PostgresStore, through?: string): Promise<string[]> {
+  const files = (await readMigrations('postgres')).filter((f) => through === undefined || f.version <= through);
   return pg.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [POSTGRES_MIGRATION_LOCK]);
     await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -67,10 +70,9 @@ export async function migratePostgres(pg: PostgresStore): Promise<string[]> {
 
 /**
  * Applies pending ClickHouse migrations statement by statement; returns the versions applied.
- * `through` stops after that version: a store as an older release left it (upgrade tests).
+ * `through` stops after that version (tests build the schema an older release left).
  */
-export async function migrateClickHouse(ch: ClickHouseStore, options: { readonly through?: string } = {}): Promise<string[]> {
-  const { through } = options;
+export async function migrateClickHouse(ch: ClickHouseStore, through?: string): Promise<string[]> {
   const files = (await readMigrations('clickhouse')).filter((f) => through === undefined || f.version <= through);
   // ReplacingMergeTree: two processes migrating at once may both record a version; the
   // duplicate collapses, and FINAL reads it once.

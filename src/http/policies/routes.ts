@@ -151,7 +151,7 @@ export function policyRoutes({ postgres, evaluator }: PolicyRoutesDeps): ApiRout
       path: '/:policyID/evaluate',
       summary: 'Evaluate a policy now',
       description:
-        "Evaluates the last bucket closed before `at` (default now; at most 30 days back and 1 day ahead) and applies the verdict with every rule of the policy: a breach that completes the pending run raises or updates the open alert, a bucket that no longer breaches (past the recovery threshold, if any) resolves it. Works on disabled policies too; the worker's own progress is not moved.",
+        "Evaluates the last bucket closed before `at` (default now; at most 30 days back and 1 day ahead, a later `at` than now read as now) and applies the verdict with every rule of the policy: a breach that completes the pending run raises or updates the open alert, a bucket that no longer breaches (past the recovery threshold, if any) resolves it. Works on disabled policies too; the worker's own progress is not moved.",
       body: evaluateBodySchema,
       responses: { 200: { description: 'The verdict.', schema: evaluationResponseSchema }, ...errors },
     },

@@ -90,7 +90,8 @@ export const evaluateBodySchema = {
     at: {
       type: 'string',
       format: 'date-time',
-      description: 'Evaluate the last bucket closed before this instant (default: now); at most 30 days back and 1 day ahead.',
+      description:
+        'Evaluate the last bucket closed before this instant (default: now); at most 30 days back and 1 day ahead (a later instant than now is read as now).',
     },
   },
 } as const;

@@ -282,24 +282,63 @@ describe('evaluation rule options', function () {
   describe('comparison across a change of the clocks (Europe/Berlin)', () => {
     const change = latestBerlinClockChange();
 
-    it('previous_1d compares an hour with the same local hour the day before: 23 or 25 hours earlier', async () => {
-      const eventId = await createEvent(svc, token, 'berlin-hourly', 'Europe/Berlin');
-      // The hour of 12:00 local on the day of the change, and 12:00 local the day before.
-      const hour = localDayOf('Europe/Berlin', change.at).start + 12 * HOUR + (change.spring ? -HOUR : HOUR);
-      const sameLocalHour = hour - (change.spring ? 23 : 25) * HOUR;
-      const naive = hour - 24 * HOUR;
-      await logs('berlin-hourly', [...burst(hour, 16), ...burst(sameLocalHour, 10), ...burst(naive, 100)]);
+    for (const [compareTo, days] of [
+      ['previous_1d', 1],
+      ['previous_7d', 7],
+    ] as const) {
+      it(`${compareTo} compares an hour of the day of the change with the same local hour ${days} local day(s) before: ${days * 24} ∓ 1 hours earlier`, async () => {
+        const name = `berlin-hourly-${compareTo}`;
+        const eventId = await createEvent(svc, token, name, 'Europe/Berlin');
+        // The hour of 12:00 local on the day of the change, and 12:00 local `days` days before.
+        const hour = localDayOf('Europe/Berlin', change.at).start + 12 * HOUR + (change.spring ? -HOUR : HOUR);
+        const sameLocalHour = hour - days * DAY + (change.spring ? HOUR : -HOUR);
+        // A decoy where a zone-blind "days × 24 hours earlier" would look.
+        const naive = hour - days * DAY;
+        await logs(name, [...burst(hour, 16), ...burst(sameLocalHour, 10), ...burst(naive, 100)]);
+        const policyId = await createPolicy(svc, token, {
+          event_id: eventId,
+          period: 'hour',
+          aggregate: 'count',
+          condition: 'gt',
+          threshold: 50,
+          compare_to: compareTo,
+        });
+        await evaluatorAt(svc.stores, { now: after_(hour, HOUR) }).evaluateDuePolicies();
+        const [alert] = await alertsOf(svc, token, policyId);
+        expect(alert).to.include({ value: 60, aggregate_value: 16, comparison_value: 10, comparison_bucket_start: new Date(sameLocalHour).toISOString() });
+      });
+    }
+
+    it('previous_7d compares the 23- or 25-hour day of the change with the 24-hour local day a week before', async () => {
+      const eventId = await createEvent(svc, token, 'berlin-change-day', 'Europe/Berlin');
+      const changeDay = localDayOf('Europe/Berlin', change.at);
+      expect(changeDay.end - changeDay.start).to.equal(change.spring ? 23 * HOUR : 25 * HOUR);
+      const weekBefore = localDayOf('Europe/Berlin', changeDay.start + 12 * HOUR - 7 * DAY);
+      expect(weekBefore.end - weekBefore.start).to.equal(24 * HOUR);
+      // Logs in the last local hour of the change day count for it (23 or 25 hours after its start); the decoys lie in the days either side of the week-before day.
+      await logs('berlin-change-day', [
+        ...burst(changeDay.end - HOUR, 30),
+        ...burst(weekBefore.start, 20),
+        ...burst(weekBefore.start - HOUR, 100),
+        ...burst(weekBefore.end, 100),
+      ]);
       const policyId = await createPolicy(svc, token, {
         event_id: eventId,
-        period: 'hour',
+        period: 'day',
         aggregate: 'count',
-        condition: 'gt',
+        condition: 'gte',
         threshold: 50,
-        compare_to: 'previous_1d',
+        compare_to: 'previous_7d',
       });
-      await evaluatorAt(svc.stores, { now: after_(hour, HOUR) }).evaluateDuePolicies();
+      await evaluatorAt(svc.stores, { now: after_(changeDay.start, changeDay.end - changeDay.start) }).evaluateDuePolicies();
       const [alert] = await alertsOf(svc, token, policyId);
-      expect(alert).to.include({ value: 60, aggregate_value: 16, comparison_value: 10, comparison_bucket_start: new Date(sameLocalHour).toISOString() });
+      expect(alert).to.include({
+        value: 50,
+        aggregate_value: 30,
+        comparison_value: 20,
+        bucket_start: new Date(changeDay.start).toISOString(),
+        comparison_bucket_start: new Date(weekBefore.start).toISOString(),
+      });
     });
 
     it('previous_7d compares a local day with the local day a week before, whatever their lengths', async () => {

@@ -202,6 +202,21 @@ describe('policies API', function () {
     );
   });
 
+  it('reads an evaluate `at` ahead of now as now: a bucket still to come is not judged, nor alerted on', async () => {
+    // count lt 1 on an event with no logs breaches on every bucket, a future one included if it were judged.
+    const created = (await create({ ...full(), aggregate: 'count', condition: 'lt', threshold: 1 })).body;
+    const before = Date.now();
+    const res = await svc.request('POST', `/v1.0/policies/${created.policy_id}/evaluate`, {
+      token,
+      body: { at: new Date(before + 12 * 3_600_000).toISOString() },
+    });
+    expect(res.status, res.text).to.equal(200);
+    expect(Date.parse(res.body.bucket_end)).to.be.at.most(Date.now());
+    expect(Date.parse(res.body.bucket_end)).to.be.at.least(Math.floor(before / 60_000) * 60_000);
+    expect(res.body).to.include({ breached: true });
+    expect(res.body.alert).to.include({ bucket_start: res.body.bucket_start, status: 'triggered' });
+  });
+
   describe('rule options', () => {
     const options = {
       pending_buckets: 3,
