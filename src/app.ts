@@ -16,6 +16,7 @@ import { healthRoutes } from './http/health/routes.js';
 import { logRoutes } from './http/logs/routes.js';
 import { policyRoutes } from './http/policies/routes.js';
 import { publicRoutes } from './http/public/routes.js';
+import { silenceRoutes } from './http/silences/routes.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errorHandler.js';
 import { jsonBody } from './http/middleware/jsonBody.js';
@@ -51,6 +52,7 @@ export function apiRouters(services: Services): ApiRouters {
     { plane: 'control', router: alertRoutes({ postgres }) },
     { plane: 'control', router: destinationRoutes({ channels: config.channels, delivery }) },
     { plane: 'control', router: deliveryHistoryRoutes(postgres) },
+    { plane: 'control', router: silenceRoutes(services.silences) },
   ] as const;
   const health = healthRoutes(stores, metrics);
   const sharing = publicRoutes(stores, config.http.publicRequestsPerMinute);

@@ -2,6 +2,7 @@
 // A bad value never starts the service: every problem is collected and reported together.
 import path from 'node:path';
 import { DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE } from './events/model.js';
+import { DEFAULT_MAX_SILENCES_PER_WORKSPACE } from './silences/model.js';
 
 export const ROLES = ['all', 'api', 'ingest', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
@@ -70,6 +71,11 @@ export interface IngestConfig {
   readonly dedupMaxIds: number;
 }
 
+export interface SilencesConfig {
+  /** WORKSPACE_MAX_SILENCES: silences one workspace may keep (ended ones included); creating one more is refused (409). @default 1000 */
+  readonly maxPerWorkspace: number;
+}
+
 export interface EvaluationConfig {
   /** EVAL_INTERVAL_MS: how often the worker evaluates every enabled policy. @default 15000 */
   readonly intervalMs: number;
@@ -86,6 +92,13 @@ export interface DeliveryConfig {
   readonly pollIntervalMs: number;
   /** DELIVERY_CONCURRENCY: sends in flight at most per worker. @default 32 */
   readonly concurrency: number;
+  /**
+   * DELIVERY_DESTINATION_CONCURRENCY: sends in flight to one destination at most per worker, so a target that hangs
+   * holds only these slots and the other destinations keep theirs. @default 8
+   */
+  readonly destinationConcurrency: number;
+  /** DELIVERY_WORKSPACE_CONCURRENCY: sends in flight for one workspace at most per worker. @default 16 */
+  readonly workspaceConcurrency: number;
   /** ALLOW_PRIVATE_TARGETS: lets webhooks reach loopback, private and link-local addresses. @default false */
   readonly allowPrivateTargets: boolean;
 }
@@ -118,6 +131,7 @@ export interface Config {
   readonly events: EventsConfig;
   readonly ingest: IngestConfig;
   readonly evaluation: EvaluationConfig;
+  readonly silences: SilencesConfig;
   readonly delivery: DeliveryConfig;
   readonly channels: ChannelsConfig;
 }
@@ -289,12 +303,15 @@ export function loadConfig(env: Env = process.env): Config {
       intervalMs: read.integer('EVAL_INTERVAL_MS', 15_000, 100, 86_400_000),
       graceMs: read.integer('EVAL_GRACE_MS', 5_000, 0, 3_600_000),
     },
+    silences: { maxPerWorkspace: read.integer('WORKSPACE_MAX_SILENCES', DEFAULT_MAX_SILENCES_PER_WORKSPACE, 1, 100_000) },
     delivery: {
       // About 10 s, 1 min, 5 min, 30 min and 2 h: six tries over about 2.5 hours.
       retryScheduleMs: read.integerList('DELIVERY_RETRY_SCHEDULE_MS', [10_000, 60_000, 300_000, 1_800_000, 7_200_000], 1, 86_400_000, 10),
       timeoutMs: read.integer('DELIVERY_TIMEOUT_MS', 10_000, 100, 120_000),
       pollIntervalMs: read.integer('DELIVERY_POLL_INTERVAL_MS', 250, 10, 60_000),
       concurrency: read.integer('DELIVERY_CONCURRENCY', 32, 1, 1000),
+      destinationConcurrency: read.integer('DELIVERY_DESTINATION_CONCURRENCY', 8, 1, 1000),
+      workspaceConcurrency: read.integer('DELIVERY_WORKSPACE_CONCURRENCY', 16, 1, 1000),
       allowPrivateTargets: read.boolean('ALLOW_PRIVATE_TARGETS', false),
     },
     channels: {

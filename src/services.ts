@@ -12,6 +12,7 @@ import { Admission } from './ingest/admission.js';
 import { LogIngestor } from './ingest/logIngestor.js';
 import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import type { SilencesDeps } from './silences/operations.js';
 import type { Stores } from './stores/index.js';
 
 export interface Services {
@@ -29,6 +30,7 @@ export interface Services {
   readonly events: EventsDeps;
   readonly evaluator: PolicyEvaluator;
   readonly delivery: DeliveryDeps;
+  readonly silences: SilencesDeps;
 }
 
 export interface ServiceOptions {
@@ -67,5 +69,6 @@ export async function buildServices(config: Config, stores: Stores, logger: Logg
     events: { postgres, clickhouse, directory, timezones, inserts: ingestor },
     evaluator: new PolicyEvaluator({ postgres, clickhouse, graceMs: config.evaluation.graceMs, now: options.now }),
     delivery: { postgres, settings: config, retryScheduleMs: config.delivery.retryScheduleMs, metrics, logger },
+    silences: { postgres, timezones, maxPerWorkspace: config.silences.maxPerWorkspace },
   };
 }

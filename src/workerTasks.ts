@@ -10,6 +10,12 @@ import type { Services } from './services.js';
 export function workerTasks(services: Services): BackgroundTask[] {
   const { config, stores, logger, metrics, evaluator, delivery } = services;
   const evaluation = evaluationWorker({ evaluator, postgres: stores.postgres, intervalMs: config.evaluation.intervalMs, logger, metrics });
-  const deliveryWorker = new DeliveryWorker(delivery, { pollIntervalMs: config.delivery.pollIntervalMs, concurrency: config.delivery.concurrency });
+  const { pollIntervalMs, concurrency, destinationConcurrency, workspaceConcurrency } = config.delivery;
+  const deliveryWorker = new DeliveryWorker(delivery, {
+    pollIntervalMs,
+    concurrency,
+    perDestination: destinationConcurrency,
+    perWorkspace: workspaceConcurrency,
+  });
   return [evaluation, deliveryWorker];
 }

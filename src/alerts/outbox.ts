@@ -4,6 +4,7 @@
 import { newId } from '../ids.js';
 import type { Queryable } from '../stores/postgres.js';
 import { alertJson, type Alert, type AlertJson } from './model.js';
+import { ALERT_COLUMNS } from './store.js';
 
 /** What an outbox row tells: an alert raised, resolved, or still triggered (a reminder). */
 export const NOTIFICATION_TYPES = ['alert.triggered', 'alert.resolved', 'alert.reminder'] as const;
@@ -47,5 +48,56 @@ export async function insertNotifications(tx: Queryable, notifications: readonly
      FROM jsonb_to_recordset($1::jsonb)
        AS x(notification_id uuid, workspace_id text, alert_id uuid, policy_id uuid, type text, alert jsonb, created_at timestamptz)`,
     [JSON.stringify(rows)],
+  );
+}
+
+/**
+ * Marks notifications as held: alert.triggered notifications a silence covered, to be sent
+ * once no silence covers them any more if the alert is still open (src/silences/release.ts).
+ */
+export async function holdNotifications(tx: Queryable, notificationIds: readonly string[], at: Date): Promise<void> {
+  if (notificationIds.length === 0) return;
+  await tx.query(`UPDATE alert_notifications SET held_since = $2 WHERE notification_id = ANY ($1::uuid[])`, [notificationIds, at]);
+}
+
+/** A held notification with its alert as it is now. */
+export interface HeldNotification {
+  readonly notificationId: string;
+  readonly alert: Alert;
+}
+
+/**
+ * Up to `limit` held notifications after `after` (a notification id; null from the start), in
+ * id order, locked until the transaction ends (other workers skip them).
+ */
+export async function lockHeldNotifications(tx: Queryable, limit: number, after: string | null): Promise<HeldNotification[]> {
+  const columns = ALERT_COLUMNS.split(',').map((c) => `a.${c.trim()}`);
+  const rows = await tx.query<Alert & { held_notification_id: string }>(
+    `SELECT n.notification_id AS held_notification_id, ${columns.join(', ')}
+     FROM alert_notifications n JOIN alerts a ON a.alert_id = n.alert_id
+     WHERE n.held_since IS NOT NULL AND ($2::uuid IS NULL OR n.notification_id > $2::uuid)
+     ORDER BY n.notification_id LIMIT $1 FOR UPDATE OF n SKIP LOCKED`,
+    [limit, after],
+  );
+  return rows.map(({ held_notification_id, ...alert }) => ({ notificationId: held_notification_id, alert }));
+}
+
+/** No longer held: notified again, or no longer worth notifying. */
+export async function unholdNotifications(tx: Queryable, notificationIds: readonly string[]): Promise<void> {
+  if (notificationIds.length === 0) return;
+  await tx.query(`UPDATE alert_notifications SET held_since = NULL WHERE notification_id = ANY ($1::uuid[])`, [notificationIds]);
+}
+
+/** Writes an alert.triggered notification for each alert, now, and counts reminders from it. */
+export async function notifyAgain(tx: Queryable, alerts: readonly Alert[], at: Date): Promise<void> {
+  if (alerts.length === 0) return;
+  const updated = await tx.query<Alert>(`UPDATE alerts SET notified_at = $2 WHERE alert_id = ANY ($1::uuid[]) RETURNING ${ALERT_COLUMNS}`, [
+    alerts.map((a) => a.alert_id),
+    at,
+  ]);
+  await insertNotifications(
+    tx,
+    updated.map((alert) => ({ type: 'alert.triggered', alert })),
+    at,
   );
 }

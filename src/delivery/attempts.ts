@@ -10,7 +10,8 @@ import type { Queryable } from '../stores/postgres.js';
 import type { NextStep } from './retryPolicy.js';
 
 export type AttemptKind = 'alert' | 'test';
-export type AttemptStatus = 'pending' | 'delivered' | 'failed' | 'exhausted';
+/** silenced: a silence covered the notification; recorded, never sent. */
+export type AttemptStatus = 'pending' | 'delivered' | 'failed' | 'exhausted' | 'silenced';
 
 export interface DeliveryAttempt {
   attempt_id: string;
@@ -47,15 +48,18 @@ export interface NewAttempt {
   readonly dueInMs: number | null;
 }
 
-/** Inserts pending attempts in one statement; returns their ids in order. */
-export async function insertPendingAttempts(db: Queryable, attempts: readonly NewAttempt[]): Promise<string[]> {
+/**
+ * Inserts attempts in one statement, pending (to send), or silenced (a silence covered their
+ * notification: recorded, never sent); returns their ids in order.
+ */
+export async function insertPendingAttempts(db: Queryable, attempts: readonly NewAttempt[], status: 'pending' | 'silenced' = 'pending'): Promise<string[]> {
   if (attempts.length === 0) return [];
   const ids = attempts.map(() => newId());
   const column = <K extends keyof NewAttempt>(key: K) => attempts.map((a) => a[key]);
   await db.query(
     `INSERT INTO delivery_attempts (attempt_id, workspace_id, alert_id, destination_id, notification_id, kind, type, channel, target, attempt, status, next_attempt_at)
-     SELECT id, ws, alert, dest, notif, kind, type, channel, target, attempt, 'pending',
-       CASE WHEN due_ms IS NULL THEN NULL ELSE now() + due_ms * interval '1 millisecond' END
+     SELECT id, ws, alert, dest, notif, kind, type, channel, target, attempt, $12,
+       CASE WHEN due_ms IS NULL OR $12 <> 'pending' THEN NULL ELSE now() + due_ms * interval '1 millisecond' END
      FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::bigint[])
        AS t(id, ws, alert, dest, notif, kind, type, channel, target, attempt, due_ms)`,
     [
@@ -70,6 +74,7 @@ export async function insertPendingAttempts(db: Queryable, attempts: readonly Ne
       column('target'),
       column('attempt'),
       column('dueInMs'),
+      status,
     ],
   );
   return ids;
@@ -112,13 +117,49 @@ interface ClaimRow {
   owner_email: string | null;
 }
 
-/** Takes up to `limit` due attempts for this worker for `leaseMs`. */
-export async function claimDueAttempts(db: Queryable, limit: number, leaseMs: number): Promise<ClaimedAttempt[]> {
+/** How many sends one destination and one workspace may have in flight, and what this worker already has. */
+export interface SlotBounds {
+  readonly perDestination: number;
+  readonly perWorkspace: number;
+  /** Sends in flight now, per destination and per workspace. */
+  readonly busyDestinations: ReadonlyMap<string, number>;
+  readonly busyWorkspaces: ReadonlyMap<string, number>;
+}
+
+/** Due rows looked at per claim, per free slot: enough to find other destinations behind one with a backlog. */
+const CANDIDATES_PER_SLOT = 8;
+
+/**
+ * Takes up to `limit` due attempts for this worker for `leaseMs`, oldest first, without
+ * letting one destination or one workspace hold more than its bound of this worker's sends
+ * (counting those already in flight): a target that hangs then delays only its own attempts.
+ */
+export async function claimDueAttempts(db: Queryable, limit: number, leaseMs: number, bounds: SlotBounds): Promise<ClaimedAttempt[]> {
   const rows = await db.query<ClaimRow>(
-    `WITH due AS (
-       SELECT attempt_id FROM delivery_attempts
-       WHERE status = 'pending' AND next_attempt_at <= now()
-       ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED
+    `WITH busy_destinations AS (
+       SELECT * FROM unnest($3::uuid[], $4::int[]) AS b(destination_id, n)
+     ), busy_workspaces AS (
+       SELECT * FROM unnest($5::text[], $6::int[]) AS b(workspace_id, n)
+     ), candidates AS (
+       SELECT a.attempt_id, a.destination_id, a.workspace_id, a.next_attempt_at FROM delivery_attempts a
+       WHERE a.status = 'pending' AND a.next_attempt_at <= now()
+         AND NOT EXISTS (SELECT 1 FROM busy_destinations b WHERE b.destination_id = a.destination_id AND b.n >= $7)
+         AND NOT EXISTS (SELECT 1 FROM busy_workspaces b WHERE b.workspace_id = a.workspace_id AND b.n >= $8)
+       ORDER BY a.next_attempt_at LIMIT $9
+     ), within_destination AS (
+       SELECT c.*, COALESCE(b.n, 0) + row_number() OVER (PARTITION BY c.destination_id ORDER BY c.next_attempt_at, c.attempt_id) AS slot
+       FROM candidates c LEFT JOIN busy_destinations b ON b.destination_id = c.destination_id
+     ), within_workspace AS (
+       SELECT d.attempt_id, d.next_attempt_at,
+              COALESCE(b.n, 0) + row_number() OVER (PARTITION BY d.workspace_id ORDER BY d.next_attempt_at, d.attempt_id) AS slot
+       FROM within_destination d LEFT JOIN busy_workspaces b ON b.workspace_id = d.workspace_id
+       WHERE d.slot <= $7
+     ), allowed AS (
+       SELECT attempt_id FROM within_workspace WHERE slot <= $8 ORDER BY next_attempt_at LIMIT $1
+     ), due AS (
+       SELECT a.attempt_id FROM delivery_attempts a JOIN allowed USING (attempt_id)
+       WHERE a.status = 'pending' AND a.next_attempt_at <= now()
+       FOR UPDATE OF a SKIP LOCKED
      ), claimed AS (
        UPDATE delivery_attempts a SET next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now()
        FROM due WHERE a.attempt_id = due.attempt_id
@@ -131,7 +172,17 @@ export async function claimDueAttempts(db: Queryable, limit: number, leaseMs: nu
      JOIN destinations d ON d.destination_id = c.destination_id
      JOIN workspaces w ON w.user_id = c.workspace_id
      LEFT JOIN alert_notifications n ON n.notification_id = c.notification_id`,
-    [limit, leaseMs],
+    [
+      limit,
+      leaseMs,
+      [...bounds.busyDestinations.keys()],
+      [...bounds.busyDestinations.values()],
+      [...bounds.busyWorkspaces.keys()],
+      [...bounds.busyWorkspaces.values()],
+      bounds.perDestination,
+      bounds.perWorkspace,
+      limit * CANDIDATES_PER_SLOT,
+    ],
   );
   return rows.map((r) => ({
     attemptId: r.attempt_id,

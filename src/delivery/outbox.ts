@@ -1,10 +1,13 @@
 // The alert outbox (alert_notifications, written by alert transitions) turned into delivery
 // attempts: one pending attempt per matching enabled destination, and the notification
-// marked dispatched, in one short transaction. SKIP LOCKED lets several workers dispatch
-// side by side without taking the same notification.
-import type { NotificationType } from '../alerts/outbox.js';
+// marked dispatched, in one short transaction. A notification that a silence covers gets
+// silenced attempts instead (recorded, never sent); a silenced alert.triggered is also held,
+// to be notified when the silence ends (src/silences/release.ts). SKIP LOCKED lets several
+// workers dispatch side by side without taking the same notification.
+import { holdNotifications, type NotificationType } from '../alerts/outbox.js';
 import { channelModule, type Channel } from '../channels/registry.js';
 import type { Credentials } from '../channels/types.js';
+import { silencedNotificationIds } from '../silences/check.js';
 import type { PostgresStore } from '../stores/postgres.js';
 import { insertPendingAttempts, type NewAttempt } from './attempts.js';
 import type { DeliverySettings } from './types.js';
@@ -13,7 +16,9 @@ interface PendingNotification {
   notification_id: string;
   workspace_id: string;
   alert_id: string;
+  policy_id: string;
   type: NotificationType;
+  created_at: Date;
   destination_id: string | null;
   channel: Channel | null;
   url: string | null;
@@ -34,7 +39,7 @@ export async function dispatchNotifications(
          SELECT notification_id, workspace_id, alert_id, policy_id, type, created_at FROM alert_notifications
          WHERE dispatched_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED
        )
-       SELECT p.notification_id, p.workspace_id, p.alert_id, p.type,
+       SELECT p.notification_id, p.workspace_id, p.alert_id, p.policy_id, p.type, p.created_at,
               d.destination_id, d.channel, d.url, d.credentials, w.email AS owner_email
        FROM picked p
        JOIN workspaces w ON w.user_id = p.workspace_id
@@ -58,8 +63,27 @@ export async function dispatchNotifications(
         attempt: 1,
         dueInMs: 0,
       }));
-    await insertPendingAttempts(tx, attempts);
-    const notificationIds = [...new Set(rows.map((r) => r.notification_id))];
+    const notifications = [...new Map(rows.map((r) => [r.notification_id, r])).values()];
+    const silenced = await silencedNotificationIds(
+      tx,
+      notifications.map((r) => ({ notificationId: r.notification_id, workspaceId: r.workspace_id, policyId: r.policy_id, at: r.created_at })),
+    );
+    await insertPendingAttempts(
+      tx,
+      attempts.filter((a) => !silenced.has(a.notificationId!)),
+    );
+    await insertPendingAttempts(
+      tx,
+      attempts.filter((a) => silenced.has(a.notificationId!)),
+      'silenced',
+    );
+    const held = notifications.filter((r) => r.type === 'alert.triggered' && silenced.has(r.notification_id));
+    await holdNotifications(
+      tx,
+      held.map((r) => r.notification_id),
+      new Date(),
+    );
+    const notificationIds = notifications.map((r) => r.notification_id);
     await tx.query(`UPDATE alert_notifications SET dispatched_at = now() WHERE notification_id = ANY ($1::uuid[])`, [notificationIds]);
     return { notifications: notificationIds.length, attempts: attempts.length };
   });

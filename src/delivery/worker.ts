@@ -1,11 +1,14 @@
 // The delivery worker: turns outbox notifications into attempts, claims due attempts and
-// sends them, up to `concurrency` at a time, recording the sends that finish meanwhile
+// sends them, up to `concurrency` at a time and at most `perDestination` to one destination
+// (`perWorkspace` for one workspace), so a target that hangs holds only its own share of the
+// slots and the others keep flowing. It records the sends that finish meanwhile
 // together in one transaction. Everything it knows lives in Postgres, so a restart picks up
 // pending retries, and several workers share the work through SKIP LOCKED claims. stop()
 // lets the sends in flight finish and record their outcome.
 import type { BackgroundTask } from '../backgroundTask.js';
 import { claimDueAttempts, countPendingRetries, type ClaimedAttempt } from './attempts.js';
 import { recordSentAttempts, sendAttempt, type DeliveryDeps, type SentAttempt } from './deliver.js';
+import { releaseHeldNotifications } from '../silences/release.js';
 import { dispatchNotifications } from './outbox.js';
 
 export interface DeliveryWorkerOptions {
@@ -13,6 +16,10 @@ export interface DeliveryWorkerOptions {
   readonly pollIntervalMs: number;
   /** Sends in flight at most. */
   readonly concurrency: number;
+  /** Sends in flight to one destination at most. */
+  readonly perDestination: number;
+  /** Sends in flight for one workspace at most. */
+  readonly perWorkspace: number;
 }
 
 const DISPATCH_BATCH = 500;
@@ -25,11 +32,16 @@ export class DeliveryWorker implements BackgroundTask {
   private loop: Promise<void> | null = null;
   /** Sends from claim until their outcome is recorded. */
   private readonly inFlight = new Set<Promise<void>>();
+  /** Sends on the wire counted per destination and per workspace (only keys with sends on the wire). */
+  private readonly busyDestinations = new Map<string, number>();
+  private readonly busyWorkspaces = new Map<string, number>();
   private wake: (() => void) | null = null;
   private gaugeUpdatedAt = 0;
   /** The outbox is read again at once while it had rows, else once per poll interval. */
   private outboxCheckedAt = 0;
   private outboxHadRows = true;
+  /** Held notifications (silenced alert.triggered) are looked at once per poll interval. */
+  private heldCheckedAt = 0;
   private unrecorded: { sent: SentAttempt; done: () => void }[] = [];
   private recording = false;
 
@@ -86,17 +98,23 @@ export class DeliveryWorker implements BackgroundTask {
     }
   }
 
-  /** One round: dispatch, then fill the free send slots. True when there was work. */
+  /** One round: release what ended silences held, dispatch, then fill the free send slots. True when there was work. */
   private async tick(): Promise<boolean> {
     let dispatched = 0;
+    if (Date.now() - this.heldCheckedAt >= this.options.pollIntervalMs) {
+      this.heldCheckedAt = Date.now();
+      if ((await releaseHeldNotifications(this.deps.postgres, new Date())) > 0) this.outboxHadRows = true;
+    }
     if (this.outboxHadRows || Date.now() - this.outboxCheckedAt >= this.options.pollIntervalMs) {
       this.outboxCheckedAt = Date.now();
       dispatched = (await dispatchNotifications(this.deps.postgres, this.deps.settings, DISPATCH_BATCH)).notifications;
       this.outboxHadRows = dispatched > 0;
     }
     const free = this.options.concurrency - this.inFlight.size;
-    const claimed = free > 0 ? await claimDueAttempts(this.deps.postgres, free, this.leaseMs) : [];
-    for (const item of claimed) this.track(this.deliver(item));
+    const { perDestination, perWorkspace } = this.options;
+    const bounds = { perDestination, perWorkspace, busyDestinations: this.busyDestinations, busyWorkspaces: this.busyWorkspaces };
+    const claimed = free > 0 ? await claimDueAttempts(this.deps.postgres, free, this.leaseMs, bounds) : [];
+    for (const item of claimed) this.track(this.deliver(item, this.holdSlot(item)));
     await this.updatePendingGauge();
     // With every slot busy, wait for one to free up rather than poll.
     if (this.inFlight.size >= this.options.concurrency) await Promise.race(this.inFlight);
@@ -111,16 +129,37 @@ export class DeliveryWorker implements BackgroundTask {
     });
   }
 
+  /**
+   * Counts a send against its destination's and workspace's bounds until it is off the wire;
+   * recording its outcome is shared work and holds only a slot of `concurrency`. Returns the
+   * release, which may be called more than once.
+   */
+  private holdSlot(item: ClaimedAttempt): () => void {
+    const destination = item.destination.destination_id;
+    countIn(this.busyDestinations, destination, 1);
+    countIn(this.busyWorkspaces, item.workspaceId, 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      countIn(this.busyDestinations, destination, -1);
+      countIn(this.busyWorkspaces, item.workspaceId, -1);
+      this.wake?.();
+    };
+  }
+
   /** Never rejects: a failure here is logged, and the claim's lease brings the attempt back. */
-  private async deliver(item: ClaimedAttempt): Promise<void> {
+  private async deliver(item: ClaimedAttempt, releaseSlot: () => void): Promise<void> {
     try {
-      await this.sendAndRecord(item);
+      await this.sendAndRecord(item, releaseSlot);
     } catch (err) {
       this.deps.logger.error('delivery failed unexpectedly', { attempt_id: item.attemptId, err });
+    } finally {
+      releaseSlot();
     }
   }
 
-  private async sendAndRecord(item: ClaimedAttempt): Promise<void> {
+  private async sendAndRecord(item: ClaimedAttempt, releaseSlot: () => void): Promise<void> {
     const sent = await sendAttempt(this.deps, {
       attemptId: item.attemptId,
       workspaceId: item.workspaceId,
@@ -130,6 +169,7 @@ export class DeliveryWorker implements BackgroundTask {
       notification: item.alert === null ? null : { id: item.notificationId ?? item.attemptId, type: item.type, alert: item.alert },
       ownerEmail: item.ownerEmail,
     });
+    releaseSlot();
     await new Promise<void>((done) => {
       this.unrecorded.push({ sent, done });
       void this.recordFinishedSends();
@@ -176,4 +216,10 @@ export class DeliveryWorker implements BackgroundTask {
       this.wake = done;
     });
   }
+}
+
+function countIn(counts: Map<string, number>, key: string, change: number): void {
+  const n = (counts.get(key) ?? 0) + change;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
 }

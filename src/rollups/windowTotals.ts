@@ -95,11 +95,7 @@ function dayParts(params: Params, days: readonly TimeRange[], timezone: string, 
  * One SELECT of the rollup rows in the ranges of either window, every period at once, grouped
  * by window label. Columns are qualified (r.) because the aliases would shadow them otherwise.
  */
-export function windowQuerySql(
-  current: TimeRange,
-  plans: readonly [RollupPlan, RollupPlan],
-  timezone: string,
-): { sql: string; params: Record<string, unknown> } {
+function windowQuerySql(current: TimeRange, plans: readonly [RollupPlan, RollupPlan], timezone: string): { sql: string; params: Record<string, unknown> } {
   const params = new Params();
   const isCurrent = `r.bucket >= ${params.seconds(current.from)}`;
   const rangesOf = (period: Period) => [...plans[0][period], ...plans[1][period]];

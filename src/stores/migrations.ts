@@ -70,10 +70,9 @@ export async function migratePostgres(pg: PostgresStore, through?: string): Prom
 
 /**
  * Applies pending ClickHouse migrations statement by statement; returns the versions applied.
- * `through` stops after that version: a store as an older release left it (upgrade tests).
+ * `through` stops after that version (tests build the schema an older release left).
  */
-export async function migrateClickHouse(ch: ClickHouseStore, options: { readonly through?: string } = {}): Promise<string[]> {
-  const { through } = options;
+export async function migrateClickHouse(ch: ClickHouseStore, through?: string): Promise<string[]> {
   const files = (await readMigrations('clickhouse')).filter((f) => through === undefined || f.version <= through);
   // ReplacingMergeTree: two processes migrating at once may both record a version; the
   // duplicate collapses, and FINAL reads it once.

@@ -89,6 +89,39 @@ export class FakeHttpServer {
   }
 }
 
+/** A target that accepts connections and reads requests but never answers (until closed). */
+export class HangingHttpServer {
+  /** Requests received and still waiting for an answer. */
+  open = 0;
+  received = 0;
+
+  private constructor(
+    private readonly server: http.Server,
+    readonly origin: string,
+  ) {}
+
+  static async start(): Promise<HangingHttpServer> {
+    let self: HangingHttpServer | null = null;
+    const server = http.createServer((req, res) => {
+      self!.received++;
+      self!.open++;
+      req.resume();
+      res.on('close', () => self!.open--);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    self = new HangingHttpServer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    return self;
+  }
+
+  /** Cuts every waiting request (their senders see a network error) and stops listening. */
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.closeAllConnections();
+      this.server.close(() => resolve());
+    });
+  }
+}
+
 export interface ReceivedMail {
   readonly from: string;
   readonly to: string[];

@@ -29,8 +29,8 @@ const attemptSchema = {
     target: { type: 'string', description: 'Where it went, secrets abbreviated.' },
     status: {
       type: 'string',
-      enum: ['pending', 'delivered', 'failed', 'exhausted'],
-      description: 'failed: a retry follows at next_attempt_at; exhausted: no retry follows.',
+      enum: ['pending', 'delivered', 'failed', 'exhausted', 'silenced'],
+      description: 'failed: a retry follows at next_attempt_at; exhausted: no retry follows; silenced: a silence covered the notification, nothing was sent.',
     },
     response_status: { type: ['integer', 'null'] },
     error_message: { type: ['string', 'null'] },

@@ -156,7 +156,7 @@ describe('delivery worker', function () {
   // Two more workers beside the service's own: three claim from the same queue.
   it('two workers on the same queue send every notification exactly once', async () => {
     await createWebhook(`/${ws}/race`);
-    const workers = [0, 1].map(() => new DeliveryWorker(svc.services.delivery, { pollIntervalMs: 10, concurrency: 4 }));
+    const workers = [0, 1].map(() => new DeliveryWorker(svc.services.delivery, { pollIntervalMs: 10, concurrency: 4, perDestination: 4, perWorkspace: 4 }));
     const policies = await Promise.all(Array.from({ length: 30 }, (_, i) => seedPolicy(svc.stores.postgres, ws, `p${i}`)));
     for (const w of workers) w.start();
     try {
@@ -180,14 +180,15 @@ describe('delivery worker across a restart', function () {
     const sink = await FakeHttpServer.start();
     const svc = await startTestService({ env: { ...WORKER_ENV, ROLE: 'api' } });
     const deps = svc.services.delivery;
-    const worker = new DeliveryWorker(deps, { pollIntervalMs: 20, concurrency: 4 });
+    const worker = new DeliveryWorker(deps, { pollIntervalMs: 20, concurrency: 4, perDestination: 4, perWorkspace: 4 });
     try {
       const token = await svc.tokenFor('lease-ws');
       await svc.request('POST', '/v1.0/destinations', { token, body: { channel: 'webhook', url: `${sink.origin}/lease` } });
       const { alertId } = await raiseAlert(svc.stores.postgres, 'lease-ws', await seedPolicy(svc.stores.postgres, 'lease-ws'));
       // A worker dispatches and claims the attempt for 500 ms, then dies without a trace.
       await dispatchNotifications(svc.stores.postgres, deps.settings, 10);
-      expect(await claimDueAttempts(svc.stores.postgres, 10, 500)).to.have.length(1);
+      const unbounded = { perDestination: 10, perWorkspace: 10, busyDestinations: new Map(), busyWorkspaces: new Map() };
+      expect(await claimDueAttempts(svc.stores.postgres, 10, 500, unbounded)).to.have.length(1);
       worker.start();
       await sink.waitForRequests(1);
       await new Promise((r) => setTimeout(r, 800));

@@ -93,7 +93,7 @@ describe('ClickHouse upgrade to one rollup table (0005)', function () {
     // The data dir as the previous release left it: its migrations only, then logs ingested.
     const old = await openClickHouse(options);
     try {
-      expect(await migrateClickHouse(old, { through: '0004' })).to.deep.equal(['0001', '0002', '0003', '0004']);
+      expect(await migrateClickHouse(old, '0004')).to.deep.equal(['0001', '0002', '0003', '0004']);
       await insertLogs(old, now);
       expect((await tables(old)).filter((t) => t.name.startsWith('rollup_') && !t.name.endsWith('_v'))).to.deep.include({
         name: 'rollup_day',
