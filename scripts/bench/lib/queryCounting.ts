@@ -8,7 +8,7 @@ export interface QueryCounts {
   postgresTransactions: number;
   /** Wall time inside Postgres statements (transactions' own BEGIN/COMMIT excluded), ms. */
   postgresMs: number;
-  /** ClickHouse queries by rollup table read (or 'other'). */
+  /** ClickHouse queries by the rollup period they read (or 'other'). */
   clickhouse: Map<string, number>;
   /** Wall time inside ClickHouse queries, results read included, ms. */
   clickhouseMs: number;
@@ -40,8 +40,10 @@ export function countingPostgres(store: PostgresStore, counts: QueryCounts): Pos
 
 export function countingClickHouse(store: ClickHouseStore, counts: QueryCounts): ClickHouseStore {
   const client = store.client;
-  const query = (async (params: { query: string }) => {
-    const table = /FROM (rollup_\w+)/.exec(params.query)?.[1] ?? 'other';
+  const query = (async (params: { query: string; query_params?: Record<string, unknown> }) => {
+    // One rollup table holds every period: a read binds the period it reads.
+    const period = params.query_params?.period;
+    const table = typeof period === 'string' && /FROM rollups\b/.test(params.query) ? `rollups(${period})` : 'other';
     counts.clickhouse.set(table, (counts.clickhouse.get(table) ?? 0) + 1);
     const started = performance.now();
     const result = await client.query(params as Parameters<typeof client.query>[0]);
