@@ -98,14 +98,14 @@ export interface DeliveryConfig {
   readonly timeoutMs: number;
   /** DELIVERY_POLL_INTERVAL_MS: the worker looks for new notifications and due retries this often when idle. @default 250 */
   readonly pollIntervalMs: number;
-  /** DELIVERY_CONCURRENCY: sends in flight at most per worker. @default 32 */
+  /** DELIVERY_CONCURRENCY: sends in flight at most per worker. @default 64 */
   readonly concurrency: number;
   /**
    * DELIVERY_DESTINATION_CONCURRENCY: sends in flight to one destination at most per worker, so a target that hangs
-   * holds only these slots and the other destinations keep theirs. @default 8
+   * holds only these slots and the other destinations keep theirs. @default 32
    */
   readonly destinationConcurrency: number;
-  /** DELIVERY_WORKSPACE_CONCURRENCY: sends in flight for one workspace at most per worker. @default 16 */
+  /** DELIVERY_WORKSPACE_CONCURRENCY: sends in flight for one workspace at most per worker. @default 48 */
   readonly workspaceConcurrency: number;
   /** ALLOW_PRIVATE_TARGETS: lets webhooks reach loopback, private and link-local addresses. @default false */
   readonly allowPrivateTargets: boolean;
@@ -322,9 +322,9 @@ export function loadConfig(env: Env = process.env): Config {
       retryScheduleMs: read.integerList('DELIVERY_RETRY_SCHEDULE_MS', [10_000, 60_000, 300_000, 1_800_000, 7_200_000], 1, 86_400_000, 10),
       timeoutMs: read.integer('DELIVERY_TIMEOUT_MS', 10_000, 100, 120_000),
       pollIntervalMs: read.integer('DELIVERY_POLL_INTERVAL_MS', 250, 10, 60_000),
-      concurrency: read.integer('DELIVERY_CONCURRENCY', 32, 1, 1000),
-      destinationConcurrency: read.integer('DELIVERY_DESTINATION_CONCURRENCY', 8, 1, 1000),
-      workspaceConcurrency: read.integer('DELIVERY_WORKSPACE_CONCURRENCY', 16, 1, 1000),
+      concurrency: read.integer('DELIVERY_CONCURRENCY', 64, 1, 1000),
+      destinationConcurrency: read.integer('DELIVERY_DESTINATION_CONCURRENCY', 32, 1, 1000),
+      workspaceConcurrency: read.integer('DELIVERY_WORKSPACE_CONCURRENCY', 48, 1, 1000),
       allowPrivateTargets: read.boolean('ALLOW_PRIVATE_TARGETS', false),
     },
     channels: {

@@ -151,7 +151,7 @@ async function main(): Promise<void> {
   const count = parseCount(process.argv.slice(2));
   const off = await burst(count, false);
   const on = await burst(count, true);
-  const concurrency = process.env.DELIVERY_CONCURRENCY ?? '32 (default)';
+  const concurrency = process.env.DELIVERY_CONCURRENCY ?? '64 (default)';
   process.stdout.write(
     [
       `delivery burst: ${count.toLocaleString('en-US')} notifications → 1 webhook destination on 127.0.0.1 (embedded stores, DELIVERY_CONCURRENCY=${concurrency})`,
