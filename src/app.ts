@@ -48,9 +48,9 @@ export function apiRouters(services: Services): ApiRouters {
     { plane: 'logs', router: logRoutes(ingestor, metrics, config.ingest.maxBatchRecords) },
     { plane: 'control', router: eventRoutes(services.events) },
     { plane: 'control', router: analyticsRoutes(stores) },
-    { plane: 'control', router: policyRoutes({ postgres, evaluator }) },
+    { plane: 'control', router: policyRoutes({ postgres, evaluator, maxPerWorkspace: config.policies.maxPerWorkspace }) },
     { plane: 'control', router: alertRoutes({ postgres }) },
-    { plane: 'control', router: destinationRoutes({ channels: config.channels, delivery }) },
+    { plane: 'control', router: destinationRoutes({ channels: config.channels, delivery, maxPerWorkspace: config.destinations.maxPerWorkspace }) },
     { plane: 'control', router: deliveryHistoryRoutes(postgres) },
     { plane: 'control', router: silenceRoutes(services.silences) },
   ] as const;

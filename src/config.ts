@@ -79,6 +79,16 @@ export interface IngestConfig {
   readonly dedupMaxIds: number;
 }
 
+export interface PoliciesConfig {
+  /** WORKSPACE_MAX_POLICIES: policies one workspace may have; creating one more is refused (409). @default 10000 */
+  readonly maxPerWorkspace: number;
+}
+
+export interface DestinationsConfig {
+  /** WORKSPACE_MAX_DESTINATIONS: destinations one workspace may have; creating one more is refused (409). @default 1000 */
+  readonly maxPerWorkspace: number;
+}
+
 export interface SilencesConfig {
   /** WORKSPACE_MAX_SILENCES: silences one workspace may keep (ended ones included); creating one more is refused (409). @default 1000 */
   readonly maxPerWorkspace: number;
@@ -140,6 +150,8 @@ export interface Config {
   readonly events: EventsConfig;
   readonly ingest: IngestConfig;
   readonly evaluation: EvaluationConfig;
+  readonly policies: PoliciesConfig;
+  readonly destinations: DestinationsConfig;
   readonly silences: SilencesConfig;
   readonly delivery: DeliveryConfig;
   readonly channels: ChannelsConfig;
@@ -316,6 +328,8 @@ export function loadConfig(env: Env = process.env): Config {
       intervalMs: read.integer('EVAL_INTERVAL_MS', 15_000, 100, 86_400_000),
       graceMs: read.integer('EVAL_GRACE_MS', 5_000, 0, 3_600_000),
     },
+    policies: { maxPerWorkspace: read.integer('WORKSPACE_MAX_POLICIES', 10_000, 1, 1_000_000) },
+    destinations: { maxPerWorkspace: read.integer('WORKSPACE_MAX_DESTINATIONS', 1_000, 1, 100_000) },
     silences: { maxPerWorkspace: read.integer('WORKSPACE_MAX_SILENCES', DEFAULT_MAX_SILENCES_PER_WORKSPACE, 1, 100_000) },
     delivery: {
       // About 10 s, 1 min, 5 min, 30 min and 2 h: six tries over about 2.5 hours.

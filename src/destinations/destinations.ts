@@ -1,16 +1,17 @@
 // Destination operations: create, read, list, update. A PUT keeps the stored secrets when
 // it omits credentials or sends back abbreviated values exactly as they were read; an
 // abbreviated value is never stored as the secret (docs/api.md, Secrets).
-import { invalid, notFound, validationFailed, type ErrorDetail } from '../errors.js';
+import { conflict, invalid, notFound, validationFailed, type ErrorDetail } from '../errors.js';
 import type { PageOrAll } from '../page.js';
 import { newId } from '../ids.js';
 import { channelConfigProblems, channelModule, isChannel, mergeSentBack } from '../channels/registry.js';
 import { newSigningSecret, ROTATION_OVERLAP_MS } from '../channels/webhookSignature.js';
 import type { ValidationContext } from '../channels/types.js';
-import type { Queryable } from '../stores/postgres.js';
+import type { PostgresStore, Queryable } from '../stores/postgres.js';
 import {
   findDestination,
   insertDestination,
+  lockAndCountDestinations,
   rotateSigningSecretRow,
   listDestinationRows,
   ownerEmailOf,
@@ -33,7 +34,14 @@ export function listDestinations(db: Queryable, workspaceId: string, page: PageO
   return listDestinationRows(db, workspaceId, page);
 }
 
-export async function createDestination(db: Queryable, workspaceId: string, input: DestinationInput, channels: ChannelRules): Promise<Destination> {
+/** Creates a destination; past `maxPerWorkspace` destinations in the workspace, 409 destination_limit_reached. */
+export async function createDestination(
+  db: PostgresStore,
+  workspaceId: string,
+  input: DestinationInput,
+  channels: ChannelRules,
+  maxPerWorkspace: number,
+): Promise<Destination> {
   const scope = (input.scope ?? 'all') as Scope;
   const fields: StoredFields = {
     channel: (input.channel ?? '') as Channel,
@@ -45,7 +53,15 @@ export async function createDestination(db: Queryable, workspaceId: string, inpu
     signing_secret: null,
   };
   await validate(db, workspaceId, fields, channels);
-  return insertDestination(db, workspaceId, newId(), { ...fields, signing_secret: channelModule(fields.channel).signsRequests ? newSigningSecret() : null });
+  return db.transaction(async (tx) => {
+    if ((await lockAndCountDestinations(tx, workspaceId)) >= maxPerWorkspace) {
+      throw conflict(
+        'destination_limit_reached',
+        `The workspace has reached its limit of ${maxPerWorkspace} destinations; delete destinations it no longer needs.`,
+      );
+    }
+    return insertDestination(tx, workspaceId, newId(), { ...fields, signing_secret: channelModule(fields.channel).signsRequests ? newSigningSecret() : null });
+  });
 }
 
 export async function updateDestination(db: Queryable, workspaceId: string, id: string, input: DestinationInput, channels: ChannelRules): Promise<Destination> {

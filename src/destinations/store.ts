@@ -13,6 +13,16 @@ export interface StoredFields extends DestinationConfig {
   readonly signing_secret: string | null;
 }
 
+/**
+ * Locks the workspace row until the transaction ends, so that concurrent creations count
+ * each other against the workspace's limit; returns how many destinations it has.
+ */
+export async function lockAndCountDestinations(db: Queryable, workspaceId: string): Promise<number> {
+  await db.query('SELECT 1 FROM workspaces WHERE user_id = $1 FOR UPDATE', [workspaceId]);
+  const rows = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM destinations WHERE workspace_id = $1', [workspaceId]);
+  return rows[0]?.n ?? 0;
+}
+
 export async function insertDestination(db: Queryable, workspaceId: string, id: string, fields: StoredFields): Promise<Destination> {
   const rows = await db.query<Destination>(
     `INSERT INTO destinations (destination_id, workspace_id, channel, url, credentials, scope, policy_ids, enabled, signing_secret)

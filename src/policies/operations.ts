@@ -1,11 +1,11 @@
 // What can be done with policies, by an HTTP route or a worker alike. Every function takes
 // the workspace: another workspace's policy, or event, is simply not found.
-import { notFound, validationFailed } from '../errors.js';
+import { conflict, notFound, validationFailed } from '../errors.js';
 import type { PageOrAll } from '../page.js';
 import type { PostgresStore, Queryable } from '../stores/postgres.js';
 import { POLICY_DEFAULTS, VERDICT_FIELDS, type Policy, type PolicyFields } from './model.js';
 import { ruleProblems, type RuleFields } from './ruleChecks.js';
-import { deletePolicyRow, eventExists, findPolicy, insertPolicy, listPolicyRows, updatePolicyRow } from './store.js';
+import { deletePolicyRow, eventExists, findPolicy, insertPolicy, listPolicyRows, lockAndCountPolicies, updatePolicyRow } from './store.js';
 
 /** A create request: the required fields, and any of those with a default. */
 export type NewPolicy = Omit<PolicyFields, keyof typeof POLICY_DEFAULTS> & Partial<Pick<PolicyFields, keyof typeof POLICY_DEFAULTS>>;
@@ -23,11 +23,15 @@ export async function requireEvent(db: Queryable, workspaceId: string, eventId: 
   if (!(await eventExists(db, workspaceId, eventId))) throw notFound('event definition');
 }
 
-export async function createPolicy(db: PostgresStore, workspaceId: string, input: NewPolicy): Promise<Policy> {
+/** Creates a policy; past `maxPerWorkspace` policies in the workspace, 409 policy_limit_reached. */
+export async function createPolicy(db: PostgresStore, workspaceId: string, input: NewPolicy, maxPerWorkspace: number): Promise<Policy> {
   const fields = withDefaults(input);
   requireValidRule(fields);
   return db.transaction(async (tx) => {
     await requireEvent(tx, workspaceId, fields.event_id);
+    if ((await lockAndCountPolicies(tx, workspaceId)) >= maxPerWorkspace) {
+      throw conflict('policy_limit_reached', `The workspace has reached its limit of ${maxPerWorkspace} policies; delete policies it no longer needs.`);
+    }
     return insertPolicy(tx, workspaceId, fields);
   });
 }

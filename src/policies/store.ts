@@ -12,6 +12,16 @@ export async function eventExists(db: Queryable, workspaceId: string, eventId: s
   return rows.length > 0;
 }
 
+/**
+ * Locks the workspace row until the transaction ends, so that concurrent creations count
+ * each other against the workspace's limit; returns how many policies it has.
+ */
+export async function lockAndCountPolicies(db: Queryable, workspaceId: string): Promise<number> {
+  await db.query('SELECT 1 FROM workspaces WHERE user_id = $1 FOR UPDATE', [workspaceId]);
+  const rows = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM policies WHERE workspace_id = $1', [workspaceId]);
+  return rows[0]?.n ?? 0;
+}
+
 export async function insertPolicy(db: Queryable, workspaceId: string, fields: PolicyFields): Promise<Policy> {
   const rows = await db.query<Policy>(
     `INSERT INTO policies (policy_id, workspace_id, ${POLICY_FIELDS.join(', ')})

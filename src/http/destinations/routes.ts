@@ -18,12 +18,14 @@ import { createDestinationSchema, destinationResponseSchema, listDestinationsQue
 export interface DestinationRoutesDeps {
   readonly channels: ChannelRules;
   readonly delivery: DeliveryDeps;
+  /** Destinations one workspace may have (WORKSPACE_MAX_DESTINATIONS). */
+  readonly maxPerWorkspace: number;
 }
 
 const notFound = { description: 'No such destination in this workspace.' };
 const invalid = { description: 'The configuration is invalid for the channel (every problem in details).' };
 
-export function destinationRoutes({ channels, delivery }: DestinationRoutesDeps): ApiRouter {
+export function destinationRoutes({ channels, delivery, maxPerWorkspace }: DestinationRoutesDeps): ApiRouter {
   const db = delivery.postgres;
   return new ApiRouter('destinations', '/v1.0/destinations', ['destinationID'])
     .add(
@@ -38,11 +40,12 @@ export function destinationRoutes({ channels, delivery }: DestinationRoutesDeps)
             schema: destinationResponseSchema,
           },
           400: invalid,
+          409: { description: 'The workspace has reached its limit of destinations (destination_limit_reached).' },
         },
       },
       async (ctx, { body }) => {
         ctx.status = 201;
-        ctx.body = destinationJson(await createDestination(db, workspaceOf(ctx), body, channels), { revealSigningSecret: true });
+        ctx.body = destinationJson(await createDestination(db, workspaceOf(ctx), body, channels, maxPerWorkspace), { revealSigningSecret: true });
       },
     )
     .add(

@@ -24,6 +24,8 @@ import {
 export interface PolicyRoutesDeps {
   readonly postgres: PostgresStore;
   readonly evaluator: PolicyEvaluator;
+  /** Policies one workspace may have (WORKSPACE_MAX_POLICIES). */
+  readonly maxPerWorkspace: number;
 }
 
 const errors = {
@@ -71,7 +73,7 @@ function backtestRange(body: { from?: string; to?: string }): { from: number; to
 const backtestDescription =
   'The alerts the policy would have raised over the stored rollups, with every rule applied (pending runs, recovery threshold, no data, comparison), oldest first. Nothing is stored, nothing is sent. The range defaults to the last 7 days; from is at most 30 days back.';
 
-export function policyRoutes({ postgres, evaluator }: PolicyRoutesDeps): ApiRouter {
+export function policyRoutes({ postgres, evaluator, maxPerWorkspace }: PolicyRoutesDeps): ApiRouter {
   const api = new ApiRouter('policies', '/v1.0/policies', ['policyID']);
 
   api.add(
@@ -81,11 +83,15 @@ export function policyRoutes({ postgres, evaluator }: PolicyRoutesDeps): ApiRout
       summary: 'Create a policy',
       description: 'Required: event_id, title, period, aggregate, condition, threshold, severity. Defaults: description "", channel "default", enabled true.',
       body: createPolicySchema,
-      responses: { 201: { description: 'The created policy.', schema: policyResponseSchema }, ...errors },
+      responses: {
+        201: { description: 'The created policy.', schema: policyResponseSchema },
+        ...errors,
+        409: { description: 'The workspace has reached its limit of policies (policy_limit_reached).' },
+      },
     },
     async (ctx, { body }) => {
       ctx.status = 201;
-      ctx.body = policyJson(await createPolicy(postgres, workspaceOf(ctx), body));
+      ctx.body = policyJson(await createPolicy(postgres, workspaceOf(ctx), body, maxPerWorkspace));
     },
   );
 

@@ -70,3 +70,55 @@ describe('lists without limit', function () {
     expect(limitOf('/v1.0/alerts').description).to.match(/default 100/);
   });
 });
+
+// Whole lists stay bounded: each of these lists is capped per workspace by configuration.
+describe('per-workspace caps of the whole lists', function () {
+  this.timeout(120_000);
+  let svc: TestService;
+  const caps = { policies: 3, destinations: 2 };
+
+  before(async () => {
+    svc = await startTestService({ env: { WORKSPACE_MAX_POLICIES: String(caps.policies), WORKSPACE_MAX_DESTINATIONS: String(caps.destinations) } });
+  });
+  after(() => svc.close());
+
+  async function workspaceWithEvent(name: string): Promise<{ token: string; eventId: string }> {
+    const token = await svc.tokenFor(name);
+    const res = await svc.request('POST', '/v1.0/events', { token, body: { event: 'capped', agent: 'a' } });
+    expect(res.status, res.text).to.equal(201);
+    return { token, eventId: res.body.event_id };
+  }
+  const bodyOf = (kind: 'policies' | 'destinations', eventId: string, i: number) =>
+    kind === 'policies'
+      ? { event_id: eventId, title: `P${i}`, period: 'minute', aggregate: 'count', condition: 'gt', threshold: i, severity: 'warning', enabled: false }
+      : { channel: 'webhook', url: `https://example.com/hook/${i}` };
+
+  for (const kind of ['policies', 'destinations'] as const) {
+    const code = kind === 'policies' ? 'policy_limit_reached' : 'destination_limit_reached';
+
+    it(`refuses one ${kind === 'policies' ? 'policy' : 'destination'} past the cap with 409 ${code}, stores nothing, and leaves other workspaces free`, async () => {
+      const full = await workspaceWithEvent(`cap-${kind}-full`);
+      for (let i = 0; i < caps[kind]; i++) {
+        expect((await svc.request('POST', `/v1.0/${kind}`, { token: full.token, body: bodyOf(kind, full.eventId, i) })).status).to.equal(201);
+      }
+      const refused = await svc.request('POST', `/v1.0/${kind}`, { token: full.token, body: bodyOf(kind, full.eventId, 99) });
+      expect(refused.status, refused.text).to.equal(409);
+      expect(refused.body.error.code).to.equal(code);
+      expect(refused.body.error.message).to.include(String(caps[kind]));
+      expect((await svc.request('GET', `/v1.0/${kind}`, { token: full.token })).body).to.have.length(caps[kind]);
+
+      const other = await workspaceWithEvent(`cap-${kind}-other`);
+      expect((await svc.request('POST', `/v1.0/${kind}`, { token: other.token, body: bodyOf(kind, other.eventId, 0) })).status).to.equal(201);
+    });
+
+    it(`counts concurrent creations of ${kind} against each other`, async () => {
+      const ws = await workspaceWithEvent(`cap-${kind}-race`);
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => svc.request('POST', `/v1.0/${kind}`, { token: ws.token, body: bodyOf(kind, ws.eventId, i) })),
+      );
+      expect(answers.filter((a) => a.status === 201)).to.have.length(caps[kind]);
+      expect(answers.filter((a) => a.status === 409)).to.have.length(6 - caps[kind]);
+      expect((await svc.request('GET', `/v1.0/${kind}`, { token: ws.token })).body).to.have.length(caps[kind]);
+    });
+  }
+});
