@@ -28,8 +28,11 @@ export const DAY_ROW_COLUMNS = [
   'quantiles',
 ] as const;
 
-/** Day rows of one event rebuilt from its minute rows, in DAY_ROW_COLUMNS order and names. */
-export const DAY_ROWS_FROM_MINUTES = `
+/**
+ * Day rows of one event ({ws}, {event}, local days of {tz}) rebuilt from its minute rows
+ * that pass `minuteFilter`, in DAY_ROW_COLUMNS order and names.
+ */
+export const dayRowsFromMinutes = (minuteFilter: string) => `
   SELECT m.workspace_id AS workspace_id, m.event_id AS event_id, 'day' AS period,
          toDateTime(toStartOfDay(m.bucket, {tz:String}), 'UTC') AS bucket,
          anyLast(m.agent) AS agent, anyLast(m.event) AS event,
@@ -37,8 +40,11 @@ export const DAY_ROWS_FROM_MINUTES = `
          varSampStableMergeState(m.variance) AS variance,
          quantilesTDigestMergeState(0.95, 0.99)(m.quantiles) AS quantiles
   FROM ${ROLLUP_TABLE} AS m
-  WHERE m.workspace_id = {ws:String} AND m.event_id = {event:UUID} AND m.period = 'minute' AND m.bucket >= fromUnixTimestamp({since:UInt32})
+  WHERE m.workspace_id = {ws:String} AND m.event_id = {event:UUID} AND m.period = 'minute' AND ${minuteFilter}
   GROUP BY m.workspace_id, m.event_id, bucket`;
+
+/** Day rows of one event rebuilt from its minute rows since {since} (Unix seconds). */
+export const DAY_ROWS_FROM_MINUTES = dayRowsFromMinutes('m.bucket >= fromUnixTimestamp({since:UInt32})');
 
 const FULL_REBUILD_MAX_EVENT_AGE_MS = 60 * 86_400_000;
 const PARTIAL_REBUILD_DAYS = 89;

@@ -12,7 +12,7 @@
 // leaves the block pending, and the next start rebuilds again.
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import { localDayStart } from '../time/localDay.js';
-import { DAY_ROW_COLUMNS } from './dayRebuild.js';
+import { DAY_ROW_COLUMNS, dayRowsFromMinutes } from './dayRebuild.js';
 import type { Period } from './model.js';
 import { ROLLUP_TABLE } from './tables.js';
 
@@ -41,17 +41,10 @@ const rowsFromLogs = (bucket: string) => `
     AND l.occurred_at >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND l.occurred_at < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
   GROUP BY workspace_id, event_id, bucket`;
 
-const dayRowsFromMinutes = `
-  SELECT m.workspace_id AS workspace_id, m.event_id AS event_id, {period:String} AS period,
-         toDateTime(toStartOfDay(m.bucket, {tz:String}), 'UTC') AS bucket,
-         anyLast(m.agent) AS agent, anyLast(m.event) AS event,
-         sum(m.count) AS count, sum(m.value) AS value, sum(m.squares) AS squares, min(m.min) AS min, max(m.max) AS max,
-         varSampStableMergeState(m.variance) AS variance,
-         quantilesTDigestMergeState(0.95, 0.99)(m.quantiles) AS quantiles
-  FROM ${ROLLUP_TABLE} AS m
-  WHERE m.workspace_id = {ws:String} AND m.event_id = {event:UUID} AND m.period = 'minute'
-    AND m.bucket >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND m.bucket < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
-  GROUP BY m.workspace_id, m.event_id, bucket`;
+/** Day rows rebuilt from the minute rows of buckets [from, to). */
+const dayRowsOfRange = dayRowsFromMinutes(
+  "m.bucket >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND m.bucket < fromUnixTimestamp64Milli({to:Int64}, 'UTC')",
+);
 
 async function replace(clickhouse: ClickHouseStore, period: Period, rows: string, params: Record<string, unknown>): Promise<void> {
   const table = ROLLUP_TABLE;
@@ -81,6 +74,6 @@ export async function rebuildRollupStretches(clickhouse: ClickHouseStore, stretc
     await replace(clickhouse, 'minute', rowsFromLogs(`toStartOfMinute(toDateTime(l.occurred_at, 'UTC'))`), { ...key, ...minutes });
     await replace(clickhouse, 'hour', rowsFromLogs(`toStartOfHour(toDateTime(l.occurred_at, 'UTC'))`), { ...key, ...hours });
     // Every minute of those days is in the minute rollup (90 days, records at most 30 days late), exact again now.
-    await replace(clickhouse, 'day', dayRowsFromMinutes, { ...key, ...days, tz: s.timezone });
+    await replace(clickhouse, 'day', dayRowsOfRange, { ...key, ...days, tz: s.timezone });
   }
 }
