@@ -1,36 +1,40 @@
 // The totals of two time ranges of one event (a window comparison: the current window and
 // the one it is compared with), exact, in one query and one round trip. Each range is a set
 // of rollup ranges (readPlan.ts). The rollup table holds every period (tables.ts), so one
-// SELECT reads the day, hour and minute rows of both windows, each row labelled with its
-// window, and sums counts and values and merges the Welford variance states per window:
-// unmerged parts of the AggregatingMergeTree count once, and the sample standard deviation
-// stays exact for values near 1e9 with a spread of 1.
+// SELECT reads the day, hour and minute rows of both windows, tells each row's window by one
+// comparison (the previous window always ends before the current one starts), and sums
+// counts and values and merges the Welford variance states per window: unmerged parts of the
+// AggregatingMergeTree count once, and the sample standard deviation stays exact for values
+// near 1e9 with a spread of 1.
 //
-// The query is kept as plain as it can be, because on small rollups its cost is almost all
-// parsing, analysis and planning, which grow with its pieces, and in chDB with every table
-// it reads (about 3.5 ms each; reading the rows is under 2 ms of a 15 ms query): one table
-// and one SELECT, a row's window told by one comparison, since the previous window always
-// ends before the current one starts, and the query plan left unoptimized: its rewrites
-// gain nothing on a few hundred rows and cost 10% of the query (the primary key still
-// selects the granules; set in the statement, since chDB would apply a client setting to
-// its session).
+// On small rollups the query's cost is almost all parsing, analysis and planning, and that
+// grows with every function and every OR in it (0.15–0.3 ms each in chDB, measured on the
+// bench data; reading the few hundred rows is under 2 ms of a 10 ms query). So the rows are
+// chosen by one set lookup, whatever the periods: each rollup row the plans want has a key
+// `bucket × 4 + period` (Unix seconds; the period Enum8's value, 1–3), all listed in one
+// bound array, and the WHERE is `row_key IN {sel}` beside the event and one bucket span that
+// lets the primary key skip the rest. A range per period and window (the earlier shape) cost
+// two comparisons each and an OR per period, which made the windows with day rows 1.4–1.8×
+// the others. Time bounds are integers computed here, written into the SQL; the workspace,
+// event and arrays are bound. The query plan is left unoptimized: its rewrites gain nothing
+// on a few hundred rows and cost 10% of the query (the primary key still selects the
+// granules; set in the statement, since chDB would apply a client setting to its session).
 //
-// The day rows are read from a day before their ranges, to find rows that are not at a
-// local midnight of the event's timezone (rows bucketed under an earlier timezone by an
-// ingest process that had not yet seen the change): when there are any, the windows are
-// read again without days.
+// Day rows bucketed under an earlier timezone (by an ingest process that had not yet seen a
+// change) do not cover the local days of the event's timezone. When the plans read day rows,
+// the same query also reads the day rows of the whole span, from a longest day before it (a
+// row that starts before the first counted day may reach into it), that are not at a local
+// midnight of the timezone (`period = 'day' AND row_key NOT IN {aligned}`, the midnights by
+// the function the ingest path buckets with), grouped apart from the selected rows (GROUP
+// BY window, selected); if there is any, the windows are read again without days. The span
+// holds every counted day and the longest day before each, so every row the earlier check
+// (per day range) caught is caught; a stale row elsewhere in the span also makes it read
+// again, which costs a second query and stays exact.
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { TimeRange } from '../time/range.js';
 import type { Period } from './model.js';
 import { LONGEST_DAY_MS, localMidnightsWithin, planRollupReads, type RollupPlan } from './readPlan.js';
 import { ROLLUP_TABLE } from './tables.js';
-
-// Window labels: `r.bucket >= <start of the current window>` is 1 or 0.
-const PREVIOUS = 0;
-const CURRENT = 1;
-const MISALIGNED_DAY = 2;
-/** Day rows read to check their alignment only. */
-const OUTSIDE = 3;
 
 export interface WindowTotals {
   readonly count: number;
@@ -41,85 +45,69 @@ export interface WindowTotals {
 
 interface WindowQueryResult {
   readonly totals: readonly [current: WindowTotals, previous: WindowTotals];
-  /** Day rows near the windows' days that are not at a local midnight of the event's timezone. */
+  /** Day rows in the span read that are not at a local midnight of the event's timezone. */
   readonly misalignedDayRows: number;
 }
 
-/** One row per window label; 64-bit integers arrive as JSON numbers (SESSION_SETTINGS). */
+/** One row per window (w: 1 current, 0 previous) and, when day rows are checked, selection; 64-bit integers arrive as JSON numbers (SESSION_SETTINGS). */
 interface Row {
   w: number;
+  /** 0 for the misaligned day rows; absent when the query checks no day rows. */
+  selected?: number;
   rows: number;
   n: number;
   s: number;
   sd: number;
 }
 
-/** Binds values as {pN:Type} parameters, in order. */
-class Params {
-  readonly values: Record<string, unknown> = {};
-  private next = 0;
-  bind(value: unknown, type: string): string {
-    const name = `p${this.next++}`;
-    this.values[name] = value;
-    return `{${name}:${type}}`;
+/** The Enum8 values of the rollup table's `period` column (schema/clickhouse/0005). */
+const PERIOD_VALUE: Readonly<Record<Period, number>> = { minute: 1, hour: 2, day: 3 };
+const PERIOD_MS: Readonly<Record<Exclude<Period, 'day'>, number>> = { minute: 60_000, hour: 3_600_000 };
+/** The row key the query compares with: the bucket's Unix seconds × 4 + the period's value. */
+const ROW_KEY = '(toUnixTimestamp(r.bucket) * 4 + toUInt8(r.period))';
+const keyOf = (bucketMs: number, period: Period) => (bucketMs / 1000) * 4 + PERIOD_VALUE[period];
+
+/** The keys of every rollup row the plans read: each minute and hour of their ranges, and each local midnight of their day ranges. */
+function selectedKeys(plans: readonly RollupPlan[], timezone: string): number[] {
+  const keys: number[] = [];
+  for (const plan of plans) {
+    for (const period of ['minute', 'hour'] as const) {
+      for (const range of plan[period]) {
+        for (let bucket = range.from; bucket < range.to; bucket += PERIOD_MS[period]) keys.push(keyOf(bucket, period));
+      }
+    }
+    for (const range of plan.day) {
+      for (const midnight of localMidnightsWithin(timezone, range)) if (midnight < range.to) keys.push(keyOf(midnight, 'day'));
+    }
   }
-  seconds(ms: number): string {
-    return `fromUnixTimestamp(${this.bind(Math.floor(ms / 1000), 'UInt32')})`;
-  }
-  secondsArray(ms: readonly number[]): string {
-    return this.bind(
-      ms.map((m) => Math.floor(m / 1000)),
-      'Array(UInt32)',
-    );
-  }
+  return keys;
 }
 
-function rangesCondition(params: Params, ranges: readonly TimeRange[]): string {
-  return ranges.map((r) => `r.bucket >= ${params.seconds(r.from)} AND r.bucket < ${params.seconds(r.to)}`).join(' OR ');
-}
+const seconds = (ms: number) => String(Math.floor(ms / 1000));
 
-/** Which window a day row counts in, and the day ranges read: the days counted, and every
- * local midnight from a longest day before them (to find misaligned rows). */
-function dayParts(params: Params, days: readonly TimeRange[], timezone: string, isCurrent: string): { label: string; where: string } {
-  const counted = days.flatMap((d) => localMidnightsWithin(timezone, d).filter((m) => m < d.to));
-  const checked = days.map((d) => ({ from: d.from - LONGEST_DAY_MS, to: d.to }));
-  const aligned = checked.flatMap((r) => localMidnightsWithin(timezone, r));
-  const bucket = 'toUnixTimestamp(r.bucket)';
-  return {
-    label: `if(has(${params.secondsArray(counted)}, ${bucket}), ${isCurrent}, if(has(${params.secondsArray(aligned)}, ${bucket}), ${OUTSIDE}, ${MISALIGNED_DAY}))`,
-    where: rangesCondition(params, checked),
+/** The SELECT of the rows of both windows, grouped by window (and by selection when day rows are checked). */
+function windowQuery(current: TimeRange, plans: readonly [RollupPlan, RollupPlan], timezone: string): { sql: string; params: Record<string, unknown> } {
+  const ranges = plans.flatMap((plan) => [...plan.minute, ...plan.hour, ...plan.day]);
+  const checksDays = plans.some((plan) => plan.day.length > 0);
+  const span = {
+    from: Math.min(...ranges.map((r) => r.from)) - (checksDays ? LONGEST_DAY_MS : 0),
+    to: Math.max(...ranges.map((r) => r.to)),
   };
-}
-
-/**
- * One SELECT of the rollup rows in the ranges of either window, every period at once, grouped
- * by window label. Columns are qualified (r.) because the aliases would shadow them otherwise.
- */
-function windowQuerySql(current: TimeRange, plans: readonly [RollupPlan, RollupPlan], timezone: string): { sql: string; params: Record<string, unknown> } {
-  const params = new Params();
-  const isCurrent = `r.bucket >= ${params.seconds(current.from)}`;
-  const rangesOf = (period: Period) => [...plans[0][period], ...plans[1][period]];
-  const periodIs = (period: Period) => `r.period = ${params.bind(period, 'String')}`;
-  const conditions: string[] = [];
-  let label = isCurrent;
-  const days = rangesOf('day');
-  if (days.length > 0) {
-    const day = dayParts(params, days, timezone, isCurrent);
-    label = `if(${periodIs('day')}, ${day.label}, ${isCurrent})`;
-    conditions.push(`(${periodIs('day')} AND (${day.where}))`);
+  const params: Record<string, unknown> = { sel: selectedKeys(plans, timezone) };
+  const rows = `FROM ${ROLLUP_TABLE} AS r
+    WHERE r.workspace_id = {ws:String} AND r.event_id = {event:UUID} AND r.bucket >= ${seconds(span.from)} AND r.bucket < ${seconds(span.to)}`;
+  const totals = `count() AS rows, sum(r.count) AS n, sum(r.value) AS s, if(n < 2, 0, sqrt(greatest(varSampStableMerge(r.variance), 0))) AS sd`;
+  const window = `r.bucket >= ${seconds(current.from)}`;
+  const settings = 'SETTINGS query_plan_enable_optimizations = 0';
+  if (!checksDays) {
+    return { sql: `SELECT ${window} AS w, ${totals} ${rows} AND ${ROW_KEY} IN {sel:Array(UInt64)} GROUP BY w ${settings}`, params };
   }
-  for (const period of ['hour', 'minute'] as const) {
-    const ranges = rangesOf(period);
-    if (ranges.length > 0) conditions.push(`(${periodIs(period)} AND (${rangesCondition(params, ranges)}))`);
-  }
-  const sql = `
-    SELECT ${label} AS w, count() AS rows, sum(r.count) AS n, sum(r.value) AS s,
-           if(n < 2, 0, sqrt(greatest(varSampStableMerge(r.variance), 0))) AS sd
-    FROM ${ROLLUP_TABLE} AS r
-    WHERE r.workspace_id = {ws:String} AND r.event_id = {event:UUID} AND (${conditions.join(' OR ')})
-    GROUP BY w
-    SETTINGS query_plan_enable_optimizations = 0`;
-  return { sql, params: params.values };
+  params.aligned = localMidnightsWithin(timezone, span).map((midnight) => keyOf(midnight, 'day'));
+  return {
+    sql: `SELECT ${window} AS w, (${ROW_KEY} AS row_key) IN {sel:Array(UInt64)} AS selected, ${totals} ${rows}
+      AND (selected OR r.period = 'day' AND row_key NOT IN {aligned:Array(UInt64)}) GROUP BY w, selected ${settings}`,
+    params,
+  };
 }
 
 const EMPTY: WindowTotals = { count: 0, value: 0, stddev: 0 };
@@ -138,15 +126,15 @@ async function queryWindowTotals(
   useDayRollups: boolean,
 ): Promise<WindowQueryResult> {
   const plans = windows.map((w) => planRollupReads(w, event.timezone, useDayRollups)) as [RollupPlan, RollupPlan];
-  const { sql, params } = windowQuerySql(windows[0], plans, event.timezone);
+  const { sql, params } = windowQuery(windows[0], plans, event.timezone);
   const result = await clickhouse.client.query({ query: sql, query_params: { ...params, ws: event.workspaceId, event: event.eventId }, format: 'JSONEachRow' });
   const rows = await result.json<Row>();
   const totalsOf = (window: number): WindowTotals => {
-    const row = rows.find((r) => r.w === window);
+    const row = rows.find((r) => r.w === window && r.selected !== 0);
     return row ? { count: row.n, value: row.s, stddev: row.sd } : EMPTY;
   };
-  const misaligned = rows.find((r) => r.w === MISALIGNED_DAY);
-  return { totals: [totalsOf(CURRENT), totalsOf(PREVIOUS)], misalignedDayRows: misaligned?.rows ?? 0 };
+  const misalignedDayRows = rows.filter((r) => r.selected === 0).reduce((n, r) => n + r.rows, 0);
+  return { totals: [totalsOf(1), totalsOf(0)], misalignedDayRows };
 }
 
 /**

@@ -255,4 +255,19 @@ describe('window comparison over the rollups', function () {
     expect(windowsOf(result).slice(0, 2)).to.deep.equal(['2026-11-15T15:00:00.000Z', '2026-11-20T03:01:00.000Z']);
     expectSameNumbers(result.data, expectedNumbers([1, 2, 4], []));
   });
+
+  it('reads hours and minutes instead of a stale day row that starts before the first whole day and reaches into it', async () => {
+    const eventId = await createEvent('moved-east', 'America/New_York');
+    const stale = await directIngestor(svc);
+    await ingestAt(stale, workspaceId, 'a', 'moved-east', [{ at: '2026-11-18T12:00:00.000Z', value: 1 }]); // caches America/New_York
+    const put = await svc.request('PUT', `/v1.0/events/${eventId}`, { token, body: { event: 'moved-east', timezone: 'UTC' } });
+    expect(put.status).to.equal(200);
+    // The stale process files 9 Nov 03:00Z (8 Nov 22:00 in New York) under the New York day
+    // that starts 8 Nov 05:00Z, before the first whole UTC day of the previous window (and of
+    // everything read): read from the day rows of 9–12 Nov alone, this log would be missed.
+    await ingestAt(stale, workspaceId, 'a', 'moved-east', [{ at: '2026-11-09T03:00:00.000Z', value: 2 }]);
+    const result = await compare(eventId, '7d', 'previous_window', '2026-11-20T12:00:00.000Z');
+    expect(windowsOf(result)).to.deep.equal(['2026-11-16T00:00:00.000Z', '2026-11-20T12:01:00.000Z', '2026-11-09T00:00:00.000Z', '2026-11-13T12:01:00.000Z']);
+    expectSameNumbers(result.data, expectedNumbers([1], [2]));
+  });
 });
