@@ -27,19 +27,20 @@ export async function unknownPolicyIds(db: Queryable, workspaceId: string, polic
   return policyIds.filter((id) => !known.has(id));
 }
 
+/** The values of the fields a client sets, in the order of the columns insert and update name. */
+const fieldValues = (fields: SilenceFields) => [
+  fields.policy_ids,
+  fields.starts_at,
+  fields.ends_at,
+  fields.comment,
+  fields.recurrence === null ? null : JSON.stringify(fields.recurrence),
+];
+
 export async function insertSilence(db: Queryable, workspaceId: string, fields: SilenceFields): Promise<Silence> {
   const rows = await db.query<Silence>(
     `INSERT INTO silences (silence_id, workspace_id, policy_ids, starts_at, ends_at, comment, recurrence)
      VALUES ($1, $2, $3::uuid[], $4, $5, $6, $7::jsonb) RETURNING ${COLUMNS}`,
-    [
-      newId(),
-      workspaceId,
-      fields.policy_ids,
-      fields.starts_at,
-      fields.ends_at,
-      fields.comment,
-      fields.recurrence === null ? null : JSON.stringify(fields.recurrence),
-    ],
+    [newId(), workspaceId, ...fieldValues(fields)],
   );
   return rows[0]!;
 }
@@ -67,15 +68,7 @@ export async function updateSilenceRow(db: Queryable, workspaceId: string, silen
   const rows = await db.query<Silence>(
     `UPDATE silences SET policy_ids = $3::uuid[], starts_at = $4, ends_at = $5, comment = $6, recurrence = $7::jsonb, updated_at = now()
      WHERE workspace_id = $1 AND silence_id = $2 RETURNING ${COLUMNS}`,
-    [
-      workspaceId,
-      silenceId,
-      fields.policy_ids,
-      fields.starts_at,
-      fields.ends_at,
-      fields.comment,
-      fields.recurrence === null ? null : JSON.stringify(fields.recurrence),
-    ],
+    [workspaceId, silenceId, ...fieldValues(fields)],
   );
   return rows[0]!;
 }
