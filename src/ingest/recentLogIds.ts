@@ -72,6 +72,13 @@ class UuidSet {
   }
 }
 
+/** The smallest power of two, 256 at least, that holds `count` ids within the load factor. */
+function capacityFor(count: number): number {
+  let capacity = 256;
+  while (count * 10 > capacity * 7) capacity *= 2;
+  return capacity;
+}
+
 const isNil = (w: Int32Array) => w[0] === 0 && w[1] === 0 && w[2] === 0 && w[3] === 0;
 
 /** murmur3's finaliser over the words; UUIDv7 ids share their leading time bits. */
@@ -84,12 +91,25 @@ function hash(w: Int32Array): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-/** Parses a lower- or upper-case UUID string into `out`. */
+const HEX_DIGIT = new Int8Array(128);
+for (let d = 0; d < 16; d++) {
+  HEX_DIGIT['0123456789abcdef'.charCodeAt(d)] = d;
+  HEX_DIGIT['0123456789ABCDEF'.charCodeAt(d)] = d;
+}
+
+/** The 32-bit word of hex digits [from, to) of `id` (eight digits at most), after `high`'s. */
+function hexWord(id: string, from: number, to: number, high = 0): number {
+  let word = high;
+  for (let i = from; i < to; i++) word = (word << 4) | HEX_DIGIT[id.charCodeAt(i)]!;
+  return word;
+}
+
+/** Parses a lower- or upper-case UUID string (8-4-4-4-12, as validated) into `out`. */
 function parseUuid(id: string, out: Int32Array): Int32Array {
-  out[0] = parseInt(id.slice(0, 8), 16) | 0;
-  out[1] = parseInt(id.slice(9, 13) + id.slice(14, 18), 16) | 0;
-  out[2] = parseInt(id.slice(19, 23) + id.slice(24, 28), 16) | 0;
-  out[3] = parseInt(id.slice(28, 36), 16) | 0;
+  out[0] = hexWord(id, 0, 8);
+  out[1] = hexWord(id, 14, 18, hexWord(id, 9, 13));
+  out[2] = hexWord(id, 24, 28, hexWord(id, 19, 23));
+  out[3] = hexWord(id, 28, 36);
   return out;
 }
 
@@ -127,14 +147,16 @@ export class RecentLogIds {
   has(workspaceId: string, logId: string): boolean {
     this.expire();
     const w = parseUuid(logId, this.words);
-    return this.generations.some((g) => g.ids.get(workspaceId)?.has(w) === true);
+    for (const generation of this.generations) if (generation.ids.get(workspaceId)?.has(w) === true) return true;
+    return false;
   }
 
   /** Remembers an id as accepted at `acceptedAt` (default now). */
   add(workspaceId: string, logId: string, acceptedAt: number = this.now()): void {
     const minute = Math.floor(acceptedAt / GENERATION_MS) * GENERATION_MS;
     if (minute <= this.now() - DEDUP_WINDOW_MS - GENERATION_MS) return;
-    let generation = this.generations.find((g) => g.minute === minute);
+    // Almost always the newest generation.
+    let generation = this.generations[0]?.minute === minute ? this.generations[0] : this.generations.find((g) => g.minute === minute);
     if (!generation) {
       generation = { minute, ids: new Map() };
       this.generations.push(generation);
@@ -142,7 +164,10 @@ export class RecentLogIds {
     }
     let ids = generation.ids.get(workspaceId);
     if (!ids) {
-      ids = new UuidSet();
+      // Sized for as many ids as the workspace's newest generation holds: a table that grows
+      // by doubling rehashes all its ids at once (130 ms for a few million, seen under load).
+      const newest = this.generations.find((g) => g !== generation && g.ids.has(workspaceId));
+      ids = new UuidSet(capacityFor(newest?.ids.get(workspaceId)?.size ?? 0));
       generation.ids.set(workspaceId, ids);
     }
     if (ids.add(parseUuid(logId, this.words))) this.count++;

@@ -3,6 +3,18 @@ import { randomUUID } from 'node:crypto';
 import { DEDUP_WINDOW_MS, RecentLogIds } from '../../../src/ingest/recentLogIds.js';
 
 describe('recent log ids', () => {
+  it('tells apart ids that differ in a single hex digit, wherever it is', () => {
+    const ids = new RecentLogIds(1_000_000);
+    const id = '0123abcd-4567-89ef-a0b1-c2d3e4f50617';
+    ids.add('a', id);
+    for (let at = 0; at < id.length; at++) {
+      if (id[at] === '-') continue;
+      const other = `${id.slice(0, at)}${id[at] === 'f' ? 'e' : 'f'}${id.slice(at + 1)}`;
+      expect(ids.has('a', other), other).to.equal(false);
+    }
+    expect(ids.has('a', id.toUpperCase())).to.equal(true);
+  });
+
   it('remembers ids per workspace for at least 10 minutes, then forgets them', () => {
     let now = Date.UTC(2026, 10, 21, 12, 0, 30);
     const ids = new RecentLogIds(1_000_000, () => now);
