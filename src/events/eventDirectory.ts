@@ -1,6 +1,7 @@
 // Resolves (workspace, agent, event) to its definition on the ingest hot path. Answers are
-// cached; a pair seen for the first time is created in Postgres, once, even when several
-// requests race for it. An entry older than CACHE_TTL_MS is still served while a refresh
+// cached, and a known pair is answered without waiting; the pairs a batch sees for the first
+// time are created in Postgres together (one read, one transaction), once, even when several
+// requests race for them. An entry older than CACHE_TTL_MS is still served while a refresh
 // runs in the background, so requests never wait on Postgres for a pair they used before.
 // Edits made in this process invalidate the cache at once; edits made by another process
 // are seen within CACHE_TTL_MS plus one refresh.
@@ -11,15 +12,22 @@
 // A batch refused after its new pairs were created withdraws them (`withdraw`), unless
 // another request was handed them meanwhile: a refused batch leaves no definition behind.
 import { DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE } from './model.js';
-import { deleteEventDefinition, ensureEventDefinition, eventTimezones } from './store.js';
+import { deleteEventDefinition, ensureEventDefinitions, eventTimezones, type EventPair } from './store.js';
 import type { PostgresStore } from '../stores/postgres.js';
 
 export const CACHE_TTL_MS = 30_000;
 const MAX_ENTRIES_PER_WORKSPACE = 50_000;
 
+interface Resolution {
+  readonly eventId: string;
+  /** Whether this lookup created the definition. */
+  readonly created: boolean;
+}
+
 interface Entry {
-  /** The event id, and whether this lookup created the definition. */
-  readonly resolved: Promise<{ eventId: string; created: boolean }>;
+  readonly resolved: Promise<Resolution>;
+  /** What `resolved` gave, once it has: read without waiting. */
+  value?: Resolution;
   readonly expiresAt: number;
   refreshing?: boolean;
   /** How many resolve() calls were given this entry. */
@@ -44,17 +52,61 @@ export class EventDirectory {
   constructor(
     private readonly postgres: PostgresStore,
     readonly maxDefinitionsPerWorkspace = DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE,
+    private readonly cacheTtlMs = CACHE_TTL_MS,
   ) {}
 
   /**
-   * The event id of (agent, event) in the workspace, creating the definition when new
-   * (DefinitionLimitError past the workspace's limit).
+   * The event id of each (agent, event) pair in the workspace, in order, creating the
+   * definitions of new pairs; a pair refused is answered with its error (DefinitionLimitError
+   * past the workspace's limit). `created` is true for the one caller that created it.
    */
-  async resolve(workspaceId: string, agent: string, event: string): Promise<ResolvedPair> {
-    const entry = this.entryFor(workspaceId, agent, event);
-    const first = entry.handedOut++ === 0;
-    const { eventId, created } = await entry.resolved;
-    return { eventId, created: created && first };
+  async resolveAll(workspaceId: string, pairs: readonly EventPair[]): Promise<(ResolvedPair | Error)[]> {
+    const workspace = this.workspaceCache(workspaceId);
+    const now = Date.now();
+    const entries: Entry[] = new Array(pairs.length);
+    const missing: number[] = [];
+    /** Stale entries, served while one refresh of them all runs. */
+    const stale: number[] = [];
+    for (let i = 0; i < pairs.length; i++) {
+      const cached = workspace.get(pairKey(pairs[i]!));
+      if (cached === undefined) missing.push(i);
+      else {
+        entries[i] = cached;
+        if (cached.expiresAt <= now && !cached.refreshing) {
+          cached.refreshing = true;
+          stale.push(i);
+        }
+      }
+    }
+    if (stale.length > 0) {
+      const refreshes = this.lookUp(
+        workspaceId,
+        workspace,
+        stale.map((i) => pairs[i]!),
+      );
+      // A failed refresh keeps the stale entry; the next request tries again.
+      for (const [k, i] of stale.entries()) refreshes[k]!.resolved.catch(() => (entries[i]!.refreshing = false));
+    }
+    if (missing.length > 0) {
+      const created = this.lookUp(
+        workspaceId,
+        workspace,
+        missing.map((i) => pairs[i]!),
+      );
+      for (const [k, i] of missing.entries()) entries[i] = created[k]!;
+    }
+    const firsts = entries.map((entry) => entry.handedOut++ === 0);
+    const answers: (ResolvedPair | Error)[] = new Array(pairs.length);
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      try {
+        const { eventId, created } = entry.value ?? (await entry.resolved);
+        answers[i] = { eventId, created: created && firsts[i]! };
+      } catch (err) {
+        answers[i] = err instanceof Error ? err : new Error(String(err));
+      }
+    }
+    return answers;
   }
 
   /**
@@ -65,7 +117,7 @@ export class EventDirectory {
    */
   async withdraw(workspaceId: string, agent: string, event: string, eventId: string): Promise<void> {
     const pairs = this.cache.get(workspaceId);
-    const key = `${agent}\u0000${event}`;
+    const key = pairKey({ agent, event });
     const entry = pairs?.get(key);
     if (!pairs || !entry || entry.handedOut !== 1) return;
     pairs.delete(key);
@@ -79,56 +131,62 @@ export class EventDirectory {
     }
   }
 
-  private entryFor(workspaceId: string, agent: string, event: string): Entry {
+  private workspaceCache(workspaceId: string): Map<string, Entry> {
     let pairs = this.cache.get(workspaceId);
     if (!pairs) {
       pairs = new Map();
       this.cache.set(workspaceId, pairs);
     }
-    const key = `${agent}\u0000${event}`;
-    const cached = pairs.get(key);
-    if (cached && cached.expiresAt > Date.now()) return cached;
-    if (cached) {
-      if (!cached.refreshing) {
-        cached.refreshing = true;
-        // A failed refresh keeps the stale entry; the next request tries again.
-        this.lookUp(workspaceId, pairs, key, agent, event).resolved.catch(() => (cached.refreshing = false));
-      }
-      return cached;
-    }
-    return this.lookUp(workspaceId, pairs, key, agent, event);
+    return pairs;
   }
 
-  /** Reads (or creates) the definition and remembers its timezone. */
-  private async create(workspaceId: string, agent: string, event: string): Promise<{ eventId: string; created: boolean }> {
-    await this.withdrawals.get(`${workspaceId}\u0000${agent}\u0000${event}`)?.catch(() => {});
+  /** Reads (or creates) the definitions and remembers their timezones. */
+  private async create(workspaceId: string, pairs: readonly EventPair[]): Promise<(Resolution | Error)[]> {
+    await Promise.all(pairs.map((p) => this.withdrawals.get(`${workspaceId}\u0000${pairKey(p)}`)?.catch(() => {})));
     const startedAt = this.changes;
-    const { definition: d, created } = await ensureEventDefinition(this.postgres, workspaceId, agent, event, this.maxDefinitionsPerWorkspace);
-    // A timezone set in this process after the lookup began is newer than what it read.
-    const known = this.timezones.get(d.event_id);
-    if (!known || known.setAt <= startedAt) this.timezones.set(d.event_id, { timezone: d.timezone, setAt: startedAt });
-    return { eventId: d.event_id, created };
+    const ensured = await ensureEventDefinitions(this.postgres, workspaceId, pairs, this.maxDefinitionsPerWorkspace);
+    return ensured.map((e) => {
+      if (e instanceof Error) return e;
+      const d = e.definition;
+      // A timezone set in this process after the lookup began is newer than what it read.
+      const known = this.timezones.get(d.event_id);
+      if (!known || known.setAt <= startedAt) this.timezones.set(d.event_id, { timezone: d.timezone, setAt: startedAt });
+      return { eventId: d.event_id, created: e.created };
+    });
   }
 
-  /** Starts a lookup and caches its entry; concurrent callers share it. */
-  private lookUp(workspaceId: string, pairs: Map<string, Entry>, key: string, agent: string, event: string): Entry {
-    const resolved = this.create(workspaceId, agent, event);
-    const entry: Entry = { resolved, expiresAt: Date.now() + CACHE_TTL_MS, handedOut: 0 };
-    if (!pairs.has(key)) {
-      // A new pair is cached at once, so that concurrent requests share the lookup.
-      if (pairs.size >= MAX_ENTRIES_PER_WORKSPACE) pairs.clear();
-      pairs.set(key, entry);
-      resolved.catch(() => {
-        if (pairs.get(key) === entry) pairs.delete(key);
+  /** Starts one lookup of the pairs and caches an entry for each; concurrent callers share them. */
+  private lookUp(workspaceId: string, workspace: Map<string, Entry>, pairs: readonly EventPair[]): Entry[] {
+    const all = this.create(workspaceId, pairs);
+    const expiresAt = Date.now() + this.cacheTtlMs;
+    return pairs.map((pair, k) => {
+      const key = pairKey(pair);
+      const resolved = all.then((answers) => {
+        const answer = answers[k]!;
+        if (answer instanceof Error) throw answer;
+        return answer;
       });
-    } else {
-      // A refresh replaces the stale entry only once it has an answer.
+      const entry: Entry = { resolved, expiresAt, handedOut: 0 };
       resolved.then(
-        () => pairs.set(key, entry),
+        (value) => (entry.value = value),
         () => {},
       );
-    }
-    return entry;
+      if (!workspace.has(key)) {
+        // A new pair is cached at once, so that concurrent requests share the lookup.
+        if (workspace.size >= MAX_ENTRIES_PER_WORKSPACE) workspace.clear();
+        workspace.set(key, entry);
+        resolved.catch(() => {
+          if (workspace.get(key) === entry) workspace.delete(key);
+        });
+      } else {
+        // A refresh replaces the stale entry only once it has an answer.
+        resolved.then(
+          () => workspace.set(key, entry),
+          () => {},
+        );
+      }
+      return entry;
+    });
   }
 
   /**
@@ -156,3 +214,5 @@ export class EventDirectory {
     this.cache.delete(workspaceId);
   }
 }
+
+const pairKey = (p: EventPair) => `${p.agent}\u0000${p.event}`;

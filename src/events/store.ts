@@ -14,6 +14,9 @@ const eventExists = (agent: string, event: string) => conflict('event_exists', `
 const EDITABLE: readonly (keyof EventDefinitionChanges)[] = ['agent', 'title', 'description', 'unit', 'timezone', 'public'];
 
 const COLUMNS = 'event_id, user_id, event, agent, title, description, unit, timezone, public, share_token, created_at, updated_at';
+const QUALIFIED_COLUMNS = COLUMNS.split(', ')
+  .map((column) => `d.${column}`)
+  .join(', ');
 
 /**
  * Creates a definition unless the workspace has `limit` already (DefinitionLimitError).
@@ -50,6 +53,15 @@ export async function insertEventDefinition(db: Queryable, workspaceId: string, 
   }
 }
 
+/** An (agent, event) pair. */
+export interface EventPair {
+  readonly agent: string;
+  readonly event: string;
+}
+
+/** What ensureEventDefinitions answers for a pair: its definition, or the limit it would pass. */
+export type EnsuredDefinition = { readonly definition: EventDefinition; readonly created: boolean } | DefinitionLimitError;
+
 /**
  * The definition of (agent, event), created with defaults when there is none and the
  * workspace has fewer than `limit` definitions (else DefinitionLimitError). Safe when several
@@ -62,25 +74,71 @@ export async function ensureEventDefinition(
   event: string,
   limit: number,
 ): Promise<{ definition: EventDefinition; created: boolean }> {
-  const existing = await findPair(db, workspaceId, agent, event);
-  if (existing) return { definition: existing, created: false };
-  return db.transaction(async (tx) => {
-    // One creator per workspace at a time, in every process, so that the count below sees
-    // every definition created before it and the limit holds exactly.
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`event_definitions/${workspaceId}`]);
-    const inserted = await tx.query<EventDefinition>(
-      `INSERT INTO event_definitions (event_id, user_id, event, agent, share_token)
-       SELECT $1, $2, $3, $4, $5
-       WHERE (SELECT count(*) FROM event_definitions WHERE user_id = $2) < $6
-       ON CONFLICT ON CONSTRAINT event_definitions_pair_key DO NOTHING
-       RETURNING ${COLUMNS}`,
-      [newId(), workspaceId, event, agent, newShareToken(), limit],
-    );
-    if (inserted[0]) return { definition: inserted[0], created: true };
-    const created = await findPair(tx, workspaceId, agent, event);
-    if (created) return { definition: created, created: false };
-    throw new DefinitionLimitError(limit);
+  const [ensured] = await ensureEventDefinitions(db, workspaceId, [{ agent, event }], limit);
+  if (ensured instanceof DefinitionLimitError) throw ensured;
+  return ensured!;
+}
+
+/**
+ * ensureEventDefinition for many pairs at once, in one read and at most one short
+ * transaction, whatever their number: an agent's first batch may bring hundreds of new
+ * events. Answers in the order of `pairs`. Pairs are created in that order while the
+ * workspace is under `limit`; the others are answered with DefinitionLimitError.
+ */
+export async function ensureEventDefinitions(db: PostgresStore, workspaceId: string, pairs: readonly EventPair[], limit: number): Promise<EnsuredDefinition[]> {
+  // Answers are matched to pairs by position and id, not by name: Postgres stores text that
+  // JavaScript strings cannot carry as is (a lone surrogate) in another spelling.
+  const found = await findPairs(db, workspaceId, pairs);
+  const missing = pairs.flatMap((_, i) => (found.has(i) ? [] : [i]));
+  const created = new Set<number>();
+  if (missing.length > 0) {
+    await db.transaction(async (tx) => {
+      // One creator per workspace at a time, in every process, so that the count below sees
+      // every definition created before it and the limit holds exactly.
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`event_definitions/${workspaceId}`]);
+      const ids = missing.map(() => newId());
+      const inserted = await tx.query<EventDefinition>(
+        `INSERT INTO event_definitions (event_id, user_id, event, agent, share_token)
+         SELECT u.event_id, $2, u.event, u.agent, u.share_token
+         FROM unnest($1::uuid[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS u(event_id, event, agent, share_token, ord)
+         WHERE u.ord <= $6 - (SELECT count(*) FROM event_definitions WHERE user_id = $2)
+         ON CONFLICT ON CONSTRAINT event_definitions_pair_key DO NOTHING
+         RETURNING ${COLUMNS}`,
+        [ids, workspaceId, missing.map((i) => pairs[i]!.event), missing.map((i) => pairs[i]!.agent), missing.map(() => newShareToken()), limit],
+      );
+      const indexOfId = new Map(ids.map((id, k) => [id, missing[k]!]));
+      for (const d of inserted) {
+        const i = indexOfId.get(d.event_id)!;
+        found.set(i, d);
+        created.add(i);
+      }
+      // Created meanwhile by another process or request.
+      const raced = missing.filter((i) => !found.has(i));
+      if (raced.length > 0) {
+        const again = await findPairs(
+          tx,
+          workspaceId,
+          raced.map((i) => pairs[i]!),
+        );
+        for (const [k, d] of again) found.set(raced[k]!, d);
+      }
+    });
+  }
+  return pairs.map((_, i) => {
+    const definition = found.get(i);
+    return definition ? { definition, created: created.has(i) } : new DefinitionLimitError(limit);
   });
+}
+
+/** The definitions of the pairs that have one, by the pair's position. */
+async function findPairs(db: Queryable, workspaceId: string, pairs: readonly EventPair[]): Promise<Map<number, EventDefinition>> {
+  const rows = await db.query<EventDefinition & { pair: number }>(
+    `SELECT (u.ord - 1)::int AS pair, ${QUALIFIED_COLUMNS}
+     FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS u(agent, event, ord)
+     JOIN event_definitions AS d ON d.user_id = $1 AND d.agent = u.agent AND d.event = u.event`,
+    [workspaceId, pairs.map((p) => p.agent), pairs.map((p) => p.event)],
+  );
+  return new Map(rows.map(({ pair, ...definition }) => [pair, definition]));
 }
 
 async function findPair(db: Queryable, workspaceId: string, agent: string, event: string): Promise<EventDefinition | null> {

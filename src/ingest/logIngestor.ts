@@ -20,6 +20,10 @@ import { clientLogIds, decodeBatch, encodeBatch, summariseBatch, type JournaledR
 import { Journal, JournalFullError } from './journal/journal.js';
 import { JournalWriter } from './journalWriter.js';
 import { DEDUP_WINDOW_MS, RecentLogIds } from './recentLogIds.js';
+import { Turns } from './turns.js';
+
+/** CPU work of requests run per event-loop iteration at most (turns.ts). */
+const TURN_BUDGET_MS = 10;
 
 export interface LogIngestorDeps {
   readonly clickhouse: ClickHouseStore;
@@ -38,10 +42,11 @@ interface Pair {
 
 export class LogIngestor {
   private readonly recentIds: RecentLogIds;
-  /** Client ids claimed by requests still being journaled → that request's outcome (true: journaled). */
-  private readonly inFlight = new Map<string, Promise<boolean>>();
+  /** Workspace → client ids claimed by requests still being journaled → that request's outcome (true: journaled). */
+  private readonly inFlight = new Map<string, Map<string, Promise<boolean>>>();
   private appendedFrames = 0;
   private closing = false;
+  private readonly turns = new Turns(TURN_BUDGET_MS);
 
   private constructor(
     private readonly deps: LogIngestorDeps,
@@ -87,6 +92,14 @@ export class LogIngestor {
     return ingestor;
   }
 
+  /**
+   * Runs a request's CPU-heavy step (validating its batch) in turns with the other requests'
+   * (turns.ts), so that the event loop keeps answering in between.
+   */
+  inTurn<T>(work: () => T): Promise<T> {
+    return this.turns.run(work);
+  }
+
   /** Journals the records; resolves once they are durable. Throws 400 or 503 when it cannot take them. */
   async ingest(workspaceId: string, records: readonly NewLogRecord[], receivedAt: number): Promise<void> {
     if (records.length === 0) return;
@@ -95,38 +108,46 @@ export class LogIngestor {
 
     let settle!: (journaled: boolean) => void;
     const outcome = new Promise<boolean>((resolve) => (settle = resolve));
+    let inFlight = this.inFlight.get(workspaceId);
+    if (inFlight === undefined) {
+      inFlight = new Map();
+      this.inFlight.set(workspaceId, inFlight);
+    }
     const claims: string[] = [];
-    const kept: { row: JournaledRecord; before?: Promise<boolean> }[] = [];
+    const kept: JournaledRecord[] = [];
+    /** Kept records whose id an earlier request still in flight carries too. */
+    const behind: { row: JournaledRecord; before: Promise<boolean> }[] = [];
     let duplicates = 0;
     for (let i = 0; i < records.length; i++) {
       const record = records[i]!;
       const row = { eventId: eventIds[i]!, record };
       if (!record.clientLogId) {
-        kept.push({ row });
+        kept.push(row);
         continue;
       }
-      const key = `${workspaceId}\u0000${record.logId}`;
-      const before = this.inFlight.get(key);
+      const before = inFlight.get(record.logId);
       if (before === outcome || this.recentIds.has(workspaceId, record.logId)) {
         duplicates++;
         continue;
       }
-      this.inFlight.set(key, outcome);
-      claims.push(key);
-      kept.push(before !== undefined ? { row, before } : { row });
+      inFlight.set(record.logId, outcome);
+      claims.push(record.logId);
+      if (before === undefined) kept.push(row);
+      else behind.push({ row, before });
     }
 
     let journaled = false;
     try {
-      const rows: JournaledRecord[] = [];
-      for (const { row, before } of kept) {
+      const rows = kept;
+      for (const { row, before } of behind) {
         // Carried by an earlier request too: ours only if that one failed.
-        if (before && ((await before) || this.recentIds.has(workspaceId, row.record.logId))) duplicates++;
+        if ((await before) || this.recentIds.has(workspaceId, row.record.logId)) duplicates++;
         else rows.push(row);
       }
       if (rows.length > 0) {
         const journaledAt = Date.now();
-        await this.journal.append(encodeBatch(workspaceId, journaledAt, receivedAt, rows), rows.length, journaledAt);
+        const payload = await this.turns.run(() => encodeBatch(workspaceId, journaledAt, receivedAt, rows));
+        await this.journal.append(payload, rows.length, journaledAt);
         this.appendedFrames++;
         this.writer.wake();
         for (const { record } of rows) if (record.clientLogId) this.recentIds.add(workspaceId, record.logId, journaledAt);
@@ -145,7 +166,9 @@ export class LogIngestor {
       throw unavailable('storage_unavailable', 'The logs could not be stored. Retry the batch.', 1);
     } finally {
       settle(journaled);
-      for (const key of claims) if (this.inFlight.get(key) === outcome) this.inFlight.delete(key);
+      for (const id of claims) if (inFlight.get(id) === outcome) inFlight.delete(id);
+      // Another request may have replaced an emptied map meanwhile: only this one goes.
+      if (inFlight.size === 0 && this.inFlight.get(workspaceId) === inFlight) this.inFlight.delete(workspaceId);
       this.reportWindow();
     }
   }
@@ -177,30 +200,46 @@ export class LogIngestor {
 
   /** The event definition of each (agent, event) pair of the batch, created when new; and each record's event id. */
   private async resolvePairs(workspaceId: string, records: readonly NewLogRecord[]): Promise<{ resolved: Map<string, ResolvedPair>; eventIds: string[] }> {
-    const pairs = new Map<string, Pair>();
-    const keys = records.map((r, index) => {
-      const key = pairKey(r);
-      if (!pairs.has(key)) pairs.set(key, { agent: r.agent, event: r.event, index });
-      return key;
-    });
+    // Pairs in order of first appearance, and each record's pair; agent → event → pair index.
+    const pairs: Pair[] = [];
+    const indexOf = new Map<string, Map<string, number>>();
+    const pairOf = new Int32Array(records.length);
+    for (let index = 0; index < records.length; index++) {
+      const r = records[index]!;
+      let events = indexOf.get(r.agent);
+      if (events === undefined) {
+        events = new Map();
+        indexOf.set(r.agent, events);
+      }
+      let pair = events.get(r.event);
+      if (pair === undefined) {
+        pair = pairs.length;
+        events.set(r.event, pair);
+        pairs.push({ agent: r.agent, event: r.event, index });
+      }
+      pairOf[index] = pair;
+    }
+    const answers = await this.deps.directory.resolveAll(workspaceId, pairs);
     const resolved = new Map<string, ResolvedPair>();
-    const outcomes = await Promise.allSettled(
-      [...pairs].map(async ([key, p]) => resolved.set(key, await this.deps.directory.resolve(workspaceId, p.agent, p.event))),
-    );
-    const failures = [...pairs.values()].flatMap((p, i) =>
-      outcomes[i]!.status === 'rejected' ? [{ pair: p, reason: (outcomes[i] as PromiseRejectedResult).reason }] : [],
-    );
-    if (failures.length === 0) return { resolved, eventIds: keys.map((key) => resolved.get(key)!.eventId) };
+    answers.forEach((answer, i) => {
+      if (!(answer instanceof Error)) resolved.set(pairKey(pairs[i]!), answer);
+    });
+    if (resolved.size === pairs.length) {
+      const eventIds = new Array<string>(records.length);
+      for (let index = 0; index < records.length; index++) eventIds[index] = (answers[pairOf[index]!] as ResolvedPair).eventId;
+      return { resolved, eventIds };
+    }
 
     await this.withdrawCreated(workspaceId, records, resolved);
+    const failures = pairs.flatMap((pair, i) => (answers[i] instanceof Error ? [{ pair, reason: answers[i] as Error }] : []));
     const overLimit = failures.filter((f) => f.reason instanceof DefinitionLimitError);
     if (overLimit.length !== failures.length) throw failures.find((f) => !(f.reason instanceof DefinitionLimitError))!.reason;
     const limit = (overLimit[0]!.reason as DefinitionLimitError).limit;
     this.deps.metrics.rejectedRecords.inc({ reason: 'definition_limit' }, records.length);
-    const details: ErrorDetail[] = overLimit
-      .map((f) => f.pair.index)
-      .sort((a, b) => a - b)
-      .map((index) => ({ path: `/${index}/event`, message: `would create a new event definition beyond the workspace's limit of ${limit}` }));
+    const details: ErrorDetail[] = overLimit.map((f) => ({
+      path: `/${f.pair.index}/event`,
+      message: `would create a new event definition beyond the workspace's limit of ${limit}`,
+    }));
     throw invalid(
       'event_definition_limit',
       `The workspace has reached its limit of ${limit} event definitions; nothing of the batch was stored. Logs of existing (agent, event) pairs are still accepted.`,
@@ -222,7 +261,7 @@ export class LogIngestor {
   }
 }
 
-const pairKey = (r: NewLogRecord) => `${r.agent}\u0000${r.event}`;
+const pairKey = (r: { readonly agent: string; readonly event: string }) => `${r.agent}\u0000${r.event}`;
 
 /** Remembers the ids stored in ClickHouse in the last 10 minutes, so that idempotency survives a restart. */
 async function loadRecentIds(clickhouse: ClickHouseStore, recentIds: RecentLogIds): Promise<number> {

@@ -40,7 +40,7 @@ export function logRoutes(ingestor: LogIngestor | null, metrics: Metrics, maxBat
       const body: unknown = ctx.request.body;
       let records: NewLogRecord[];
       try {
-        records = validateLogBatch(body, receivedAt, maxBatchRecords);
+        records = await ingestor.inTurn(() => validateLogBatch(body, receivedAt, maxBatchRecords));
       } catch (err) {
         metrics.rejectedRecords.inc({ reason: 'invalid' }, Array.isArray(body) ? body.length : 0);
         throw err;

@@ -87,6 +87,33 @@ describe('idempotency by log_id', function () {
 
 describe('event definitions created by logs', function () {
   this.timeout(60_000);
+  it('creates every new pair of a first batch, and of concurrent batches sharing new pairs, once', async () => {
+    const svc = await startTestService();
+    try {
+      const token = await svc.tokenFor('many-pairs-ws');
+      // One batch bringing 250 new pairs, then eight concurrent batches of 60 new pairs each,
+      // every pair shared by two of them.
+      const first = Array.from({ length: 250 }, (_, i) => ({ agent: `agent-${i % 10}`, event: `first.${i}`, value: i }));
+      await sendLogs(svc, token, first);
+      await Promise.all(
+        Array.from({ length: 8 }, (_, b) =>
+          sendLogs(
+            svc,
+            token,
+            Array.from({ length: 60 }, (_, i) => ({ agent: 'shared', event: `pair.${(b * 30 + i) % 240}`, value: 1 })),
+          ),
+        ),
+      );
+      const rows = await svc.stores.postgres.query<{ n: number; pairs: number }>(
+        "SELECT count(*)::int AS n, count(DISTINCT (agent, event))::int AS pairs FROM event_definitions WHERE user_id = 'many-pairs-ws'",
+      );
+      expect(rows[0]).to.deep.equal({ n: 250 + 240, pairs: 250 + 240 });
+      expect(await storedLogCount(svc.stores.clickhouse, 'many-pairs-ws')).to.equal(250 + 8 * 60);
+    } finally {
+      await svc.close();
+    }
+  });
+
   it('creates one definition when concurrent batches race for a new pair', async () => {
     const svc = await startTestService();
     try {
