@@ -6,9 +6,8 @@
 // "without": the same schema with non_replicated_deduplication_window = 0 and no token.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { insertLine, insertLogs, rowPrefix } from '../../src/ingest/journaledBatch.js';
+import { encodeBatch, insertBody, LOG_COLUMNS, logsInsertSettings, type JournaledRecord } from '../../src/ingest/journaledBatch.js';
 import { openClickHouse, type ClickHouseStore } from '../../src/stores/clickhouse.js';
 import { migrateClickHouse } from '../../src/stores/migrations.js';
 import { temporaryDir } from './lib/cleanup.js';
@@ -17,31 +16,27 @@ import { runBench } from './lib/runner.js';
 const { values } = parseArgs({ options: { inserts: { type: 'string', default: '100' }, rows: { type: 'string', default: '4000' } } });
 const inserts = Number(values.inserts);
 const rowsPerInsert = Number(values.rows);
-const PLAIN_INSERT = insertLogs(randomUUID()).replace(/SETTINGS[^\n]*\n/, '');
 
 /** 50 events, as in a workspace with a few agents. */
 const EVENT_IDS = Array.from({ length: 50 }, () => randomUUID());
 
-function body(rows: number): string {
+/** An insert body of `count` rows, made as the journal writer makes them (events in UTC). */
+function body(count: number): Buffer {
   const now = Date.now();
-  const lines: string[] = [];
-  for (let i = 0; i < rows; i++) {
+  const rows: JournaledRecord[] = [];
+  for (let i = 0; i < count; i++) {
     const occurredAt = now - Math.floor(Math.random() * 3_600_000);
-    const prefix = rowPrefix(
-      'bench',
-      EVENT_IDS[i % 50]!,
-      { logId: randomUUID(), clientLogId: true, agent: 'a', event: `e${i % 50}`, value: Math.random() * 100, occurredAt, meta: '' },
-      new Date(now).toISOString(),
-    );
-    lines.push(insertLine(prefix, Math.floor(occurredAt / 86_400_000) * 86_400_000));
+    const record = { logId: randomUUID(), clientLogId: true, agent: 'a', event: `e${i % 50}`, value: Math.random() * 100, occurredAt, meta: '' };
+    rows.push({ eventId: EVENT_IDS[i % 50]!, record });
   }
-  return lines.join('');
+  return insertBody([encodeBatch('bench', now, now, rows)], () => 'UTC');
 }
 
-async function timed(store: ClickHouseStore, query: string, text: string): Promise<number> {
+/** The journal writer's insert, with its deduplication settings or none. */
+async function timed(store: ClickHouseStore, deduplicated: boolean, rows: Buffer): Promise<number> {
+  const settings = deduplicated ? logsInsertSettings(randomUUID()) : {};
   const started = performance.now();
-  const result = await store.client.exec({ query, values: Readable.from([text]) });
-  result.stream.resume();
+  await store.insertBytes({ table: 'logs', columns: LOG_COLUMNS, format: 'JSONCompactEachRow', settings, body: rows });
   return performance.now() - started;
 }
 
@@ -61,13 +56,13 @@ await runBench('dedup', async () => {
   }
   const times = { with: [] as number[], without: [] as number[] };
   // A warm-up insert each, not counted.
-  await timed(withDedup, insertLogs(randomUUID()), body(rowsPerInsert));
-  await timed(without, PLAIN_INSERT, body(rowsPerInsert));
+  await timed(withDedup, true, body(rowsPerInsert));
+  await timed(without, false, body(rowsPerInsert));
   for (let i = 0; i < inserts; i++) {
-    const text = body(rowsPerInsert);
+    const rows = body(rowsPerInsert);
     const order = i % 2 === 0 ? (['with', 'without'] as const) : (['without', 'with'] as const);
     for (const which of order) {
-      times[which].push(which === 'with' ? await timed(withDedup, insertLogs(randomUUID()), text) : await timed(without, PLAIN_INSERT, text));
+      times[which].push(which === 'with' ? await timed(withDedup, true, rows) : await timed(without, false, rows));
     }
   }
   const a = stats(times.with);

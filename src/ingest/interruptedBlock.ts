@@ -8,11 +8,10 @@
 //   2. the minute, hour and day rollups over the stretches the block touched are rebuilt from
 //      `logs` (src/rollups/rangeRebuild.ts).
 // Both are idempotent, and run before the checkpoint moves on: a crash meanwhile repeats them.
-import { Readable } from 'node:stream';
 import type { Logger } from '../logger.js';
 import { rebuildRollupStretches, type RollupStretch } from '../rollups/rangeRebuild.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
-import { type DecodedBatch, insertLinesOf, LOG_COLUMNS } from './journaledBatch.js';
+import { type DecodedBatch, insertBody, LOG_COLUMNS, payloadOf } from './journaledBatch.js';
 import { refusedForItsRows } from './rowsRefused.js';
 
 interface BlockRow {
@@ -23,7 +22,7 @@ interface BlockRow {
   readonly receivedAt: number;
 }
 
-/** Fields of a journal line: `eventId \t occurredAt \t clientLogId \t rowPrefix`; the row prefix is a JSON array without its end. */
+/** Fields of a journal line: `eventId \t occurredAt \t clientLogId \t row`; the row is a JSON array without its end (day_start). */
 function parseLine(line: string): BlockRow {
   const first = line.indexOf('\t');
   const second = line.indexOf('\t', first + 1);
@@ -37,8 +36,6 @@ function parseLine(line: string): BlockRow {
     receivedAt: Date.parse(String(row[7])),
   };
 }
-
-const INSERT_WITHOUT_TOKEN = `INSERT INTO logs (${LOG_COLUMNS.join(', ')}) SETTINGS insert_deduplicate = 0 FORMAT JSONCompactEachRow`;
 
 /** Rows of one workspace's part of the block that `logs` lacks; logs ids it holds twice. */
 async function missingRows(clickhouse: ClickHouseStore, workspaceId: string, rows: readonly BlockRow[], logger: Logger): Promise<BlockRow[]> {
@@ -86,10 +83,10 @@ export async function repairInterruptedBlock(
     if (rows.length === 0) continue;
     const missing = await missingRows(clickhouse, workspaceId, rows, logger);
     if (missing.length > 0) {
-      const body = insertLinesOf({ workspaceId, journaledAt, lines: missing.map((r) => r.line) }, timezoneOf);
+      const body = insertBody([payloadOf({ workspaceId, journaledAt, lines: missing.map((r) => r.line) })], timezoneOf);
       try {
-        const inserted = await clickhouse.client.exec({ query: INSERT_WITHOUT_TOKEN, values: Readable.from([body]) });
-        inserted.stream.resume();
+        // Without a token: these rows are missing whatever the deduplication log says.
+        await clickhouse.insertBytes({ table: 'logs', columns: LOG_COLUMNS, format: 'JSONCompactEachRow', settings: { insert_deduplicate: 0 }, body });
         reinserted += missing.length;
       } catch (err) {
         // Rows ClickHouse refuses were set aside with their request when the block was inserted.

@@ -11,13 +11,13 @@
 // validation in front refuses whatever ClickHouse would, so this is a last resort.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { EventDirectory } from '../events/eventDirectory.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import { repairInterruptedBlock } from './interruptedBlock.js';
-import { decodeBatch, eventIdsOf, insertLinesOf, insertLogs, type DecodedBatch } from './journaledBatch.js';
+import { decodeBatch, eventIdsIn, insertBody, LOG_COLUMNS, logsInsertSettings } from './journaledBatch.js';
 import type { BlockRange, FrameEntry, Journal } from './journal/journal.js';
 import { refusedForItsRows } from './rowsRefused.js';
 
@@ -28,6 +28,8 @@ export interface JournalWriterOptions {
 }
 
 const RETRY_PAUSES_MS = [100, 250, 500, 1_000, 2_000, 5_000];
+/** Requests (frames) turned into insert rows between two turns of the event loop (about 5 ms of work). */
+const FRAMES_PER_TURN = 16;
 
 export class JournalWriter {
   private running: Promise<void> | null = null;
@@ -126,13 +128,12 @@ export class JournalWriter {
     const first = frames[0]!;
     await this.journal.beginBlock({ segment: first.segment, from: first.offset, to: frames[frames.length - 1]!.end });
     const payloads = await this.journal.read(frames);
-    const batches = payloads.map(decodeBatch);
     const eventIds = new Set<string>();
-    for (const b of batches) eventIdsOf(b, eventIds);
+    for (const payload of payloads) eventIdsIn(payload, eventIds);
     await this.directory.learnTimezones([...eventIds]);
     this.unsettled = true;
-    if (!(await this.insertParts(frames, batches))) return; // stopping: left pending for the replay
-    if (interrupted && !(await this.repair(batches))) return; // stopping: left pending, repaired at the next start
+    if (!(await this.insertParts(frames, payloads))) return; // stopping: left pending for the replay
+    if (interrupted && !(await this.repair(payloads))) return; // stopping: left pending, repaired at the next start
     this.unsettled = false;
     await this.journal.consumed(frames);
     this.consumedFrames += frames.length;
@@ -142,7 +143,8 @@ export class JournalWriter {
   }
 
   /** Retried until it passes, as an insert is (the block stays pending meanwhile); false when stopped before. */
-  private async repair(batches: readonly DecodedBatch[]): Promise<boolean> {
+  private async repair(payloads: readonly Buffer[]): Promise<boolean> {
+    const batches = payloads.map(decodeBatch);
     for (let attempt = 0; ; attempt++) {
       try {
         await repairInterruptedBlock(this.clickhouse, batches, (id) => this.directory.timezoneOf(id), this.logger);
@@ -156,10 +158,10 @@ export class JournalWriter {
   }
 
   /** Inserts the frames, splitting around rows ClickHouse refuses; false when stopped before it passed. */
-  private async insertParts(frames: readonly FrameEntry[], batches: readonly DecodedBatch[]): Promise<boolean> {
+  private async insertParts(frames: readonly FrameEntry[], payloads: readonly Buffer[]): Promise<boolean> {
     const first = frames[0]!;
     const token = `${this.journal.id}-${first.segment}-${first.offset}-${frames[frames.length - 1]!.end}`;
-    const body = batches.map((b) => insertLinesOf(b, (id) => this.directory.timezoneOf(id))).join('');
+    const body = await this.insertBodyOf(payloads);
     const records = frames.reduce((n, f) => n + f.records, 0);
     for (let attempt = 0; ; attempt++) {
       try {
@@ -174,14 +176,26 @@ export class JournalWriter {
       }
     }
     if (frames.length === 1) {
-      await this.setAside(first, batches[0]!);
+      await this.setAside(first, payloads[0]!);
       return true;
     }
     const half = Math.ceil(frames.length / 2);
-    return (await this.insertParts(frames.slice(0, half), batches.slice(0, half))) && this.insertParts(frames.slice(half), batches.slice(half));
+    return (await this.insertParts(frames.slice(0, half), payloads.slice(0, half))) && this.insertParts(frames.slice(half), payloads.slice(half));
   }
 
-  private async setAside(frame: FrameEntry, batch: DecodedBatch): Promise<void> {
+  /** The insert rows of the payloads, a few requests per turn of the event loop, so that requests are answered meanwhile. */
+  private async insertBodyOf(payloads: readonly Buffer[]): Promise<Buffer> {
+    const timezoneOf = (eventId: string) => this.directory.timezoneOf(eventId);
+    const parts: Buffer[] = [];
+    for (let i = 0; i < payloads.length; i += FRAMES_PER_TURN) {
+      if (i > 0) await nextTurn();
+      parts.push(insertBody(payloads.slice(i, i + FRAMES_PER_TURN), timezoneOf));
+    }
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  }
+
+  private async setAside(frame: FrameEntry, payload: Buffer): Promise<void> {
+    const batch = decodeBatch(payload);
     const file = path.join(this.dir, 'refused', `${frame.segment}-${frame.offset}.log`);
     await fs.mkdir(path.dirname(file), { recursive: true });
     await fs.writeFile(file, [`${batch.workspaceId}\t${batch.journaledAt}`, ...batch.lines].join('\n'));
@@ -195,10 +209,9 @@ export class JournalWriter {
     });
   }
 
-  private async insert(body: string, rows: number, token: string): Promise<void> {
+  private async insert(body: Buffer, rows: number, token: string): Promise<void> {
     const stopTimer = this.metrics.clickhouseInsertSeconds.startTimer();
-    const result = await this.clickhouse.client.exec({ query: insertLogs(token), values: Readable.from([body]) });
-    result.stream.resume();
+    await this.clickhouse.insertBytes({ table: 'logs', columns: LOG_COLUMNS, format: 'JSONCompactEachRow', settings: logsInsertSettings(token), body });
     stopTimer();
     this.metrics.clickhouseInsertRows.observe(rows);
     this.metrics.ingestedRecords.inc(rows);

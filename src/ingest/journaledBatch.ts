@@ -4,6 +4,7 @@
 // event's timezone then. A payload is UTF-8 text: a header line (workspace, append time), then
 // one line per record: event id, occurred_at (ms), the client's log_id or '', the row. JSON
 // text never holds a raw tab or newline, so the fields split unambiguously.
+import { isoString } from '../time/isoString.js';
 import { localDayStart } from '../time/localDay.js';
 import type { FrameSummary } from './journal/journal.js';
 
@@ -25,22 +26,14 @@ export interface NewLogRecord {
 export const LOG_COLUMNS = ['workspace_id', 'event_id', 'agent', 'event', 'log_id', 'value', 'occurred_at', 'received_at', 'meta', 'day_start'];
 
 /**
- * `token` is built by the service from a journal id and offsets: safe to place in the
- * statement (SETTINGS takes no bound values). A block inserted again with the same token is
- * stored once in logs and in every table the materialized views write.
+ * The settings of an insert into logs: a block inserted again with the same token is stored
+ * once in logs and in every table the materialized views write.
  */
-export const insertLogs = (token: string) =>
-  `INSERT INTO logs (${LOG_COLUMNS.join(', ')})
-   SETTINGS insert_deduplicate = 1, deduplicate_blocks_in_dependent_materialized_views = 1, insert_deduplication_token = '${token}'
-   FORMAT JSONCompactEachRow`;
-
-/** The row of logs up to meta (no closing bracket): `receivedAt` is the request's ISO receive time. */
-export function rowPrefix(workspaceId: string, eventId: string, r: NewLogRecord, receivedAt: string): string {
-  return `[${JSON.stringify(workspaceId)},"${eventId}",${JSON.stringify(r.agent)},${JSON.stringify(r.event)},"${r.logId}",${r.value},"${new Date(r.occurredAt).toISOString()}","${receivedAt}",${JSON.stringify(r.meta)}`;
-}
-
-/** The complete insert line of a row prefix, for an event whose day starts at `dayStartMs`. */
-export const insertLine = (prefix: string, dayStartMs: number) => `${prefix},${dayStartMs / 1000}]\n`;
+export const logsInsertSettings = (token: string) => ({
+  insert_deduplicate: 1,
+  deduplicate_blocks_in_dependent_materialized_views: 1,
+  insert_deduplication_token: token,
+});
 
 export interface JournaledRecord {
   readonly eventId: string;
@@ -59,7 +52,7 @@ export function encodeBatch(workspaceId: string, journaledAt: number, receivedAt
       pair = `${workspace},"${eventId}",${JSON.stringify(r.agent)},${JSON.stringify(r.event)}`;
       pairColumns.set(eventId, pair);
     }
-    text += `\n${eventId}\t${r.occurredAt}\t${r.clientLogId ? r.logId : ''}\t[${pair},"${r.logId}",${r.value},"${new Date(r.occurredAt).toISOString()}","${received}",${JSON.stringify(r.meta)}`;
+    text += `\n${eventId}\t${r.occurredAt}\t${r.clientLogId ? r.logId : ''}\t[${pair},"${r.logId}",${r.value},"${isoString(r.occurredAt)}","${received}",${JSON.stringify(r.meta)}`;
   }
   return Buffer.from(text, 'utf8');
 }
@@ -67,7 +60,7 @@ export function encodeBatch(workspaceId: string, journaledAt: number, receivedAt
 export interface DecodedBatch {
   readonly workspaceId: string;
   readonly journaledAt: number;
-  /** Lines of `eventId \t occurredAt \t clientLogId \t rowPrefix`. */
+  /** Lines of `eventId \t occurredAt \t clientLogId \t row`: the row is the logs table's JSON array up to meta. */
   readonly lines: readonly string[];
 }
 
@@ -96,20 +89,65 @@ export function clientLogIds(batch: DecodedBatch): string[] {
   return ids;
 }
 
-/** Event ids a batch refers to. */
-export function eventIdsOf(batch: DecodedBatch, into: Set<string>): void {
-  for (const line of batch.lines) into.add(line.slice(0, line.indexOf('\t')));
+/** A decoded batch as a payload again (decodeBatch's inverse). */
+export function payloadOf(batch: DecodedBatch): Buffer {
+  return Buffer.from([`${batch.workspaceId}\t${batch.journaledAt}`, ...batch.lines].join('\n'), 'utf8');
 }
 
-/** The insert lines of a batch, day_start from each event's timezone now. */
-export function insertLinesOf(batch: DecodedBatch, timezoneOf: (eventId: string) => string): string {
-  let body = '';
-  for (const line of batch.lines) {
-    const first = line.indexOf('\t');
-    const second = line.indexOf('\t', first + 1);
-    const third = line.indexOf('\t', second + 1);
-    const occurredAt = Number(line.slice(first + 1, second));
-    body += insertLine(line.slice(third + 1), localDayStart(timezoneOf(line.slice(0, first)), occurredAt));
+const TAB = 9;
+const NEWLINE = 10;
+const DIGIT_0 = 48;
+/** `,<day_start seconds>]\n`: at most 13 bytes for instants before 2286. */
+const MAX_ROW_END_BYTES = 16;
+
+/** Event ids a payload's records refer to (each line's first field). */
+export function eventIdsIn(payload: Buffer, into: Set<string>): void {
+  for (let at = payload.indexOf(NEWLINE); at >= 0; at = payload.indexOf(NEWLINE, at + 1)) {
+    into.add(payload.toString('latin1', at + 1, payload.indexOf(TAB, at + 1)));
   }
-  return body;
+}
+
+/**
+ * The insert rows (JSONCompactEachRow, LOG_COLUMNS) of journaled payloads, built from their
+ * bytes without decoding them: each line's row, with day_start from its event's timezone now.
+ */
+export function insertBody(payloads: readonly Buffer[], timezoneOf: (eventId: string) => string): Buffer {
+  let bound = 0;
+  for (const payload of payloads) {
+    bound += payload.length;
+    for (let at = payload.indexOf(NEWLINE); at >= 0; at = payload.indexOf(NEWLINE, at + 1)) bound += MAX_ROW_END_BYTES;
+  }
+  const out = Buffer.allocUnsafe(bound);
+  const rowEnds = new Map<number, string>();
+  let timezone = 'UTC';
+  // Where the last event id looked up lies, so that a line of the same event skips the lookup.
+  let known: { payload: Buffer; start: number; end: number } | null = null;
+  let size = 0;
+  for (const payload of payloads) {
+    for (let at = payload.indexOf(NEWLINE); at >= 0; ) {
+      const start = at + 1;
+      const next = payload.indexOf(NEWLINE, start);
+      const end = next < 0 ? payload.length : next;
+      const first = payload.indexOf(TAB, start);
+      const second = payload.indexOf(TAB, first + 1);
+      const third = payload.indexOf(TAB, second + 1);
+      // Consecutive lines often share their event.
+      if (known === null || payload.compare(known.payload, known.start, known.end, start, first) !== 0) {
+        timezone = timezoneOf(payload.toString('latin1', start, first));
+        known = { payload, start, end: first };
+      }
+      let occurredAt = 0;
+      for (let i = first + 1; i < second; i++) occurredAt = occurredAt * 10 + (payload[i]! - DIGIT_0);
+      const dayStart = localDayStart(timezone, occurredAt) / 1000;
+      let rowEnd = rowEnds.get(dayStart);
+      if (rowEnd === undefined) {
+        rowEnd = `,${dayStart}]\n`;
+        rowEnds.set(dayStart, rowEnd);
+      }
+      size += payload.copy(out, size, third + 1, end);
+      size += out.write(rowEnd, size, 'latin1');
+      at = next;
+    }
+  }
+  return out.subarray(0, size);
 }

@@ -6,7 +6,8 @@
 // connection, and the read-only analyst path gets a connection of its own.
 import { createHmac } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+import { Readable } from 'node:stream';
+import { createClient, parseError, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 
 /** How much the analysts' queries may take (docs/analyst-sql.md, Limits). */
 export interface AnalystLimits {
@@ -31,6 +32,16 @@ export type ClickHouseOptions = (
 
 type ChdbAsClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
 
+/** Rows given as bytes in a text format, with the insert's own settings. */
+export interface BytesInsert {
+  readonly table: string;
+  readonly columns: readonly string[];
+  readonly format: 'JSONCompactEachRow';
+  /** Numbers, or strings the service built (quoted here). */
+  readonly settings: Readonly<Record<string, string | number>>;
+  readonly body: Buffer;
+}
+
 export interface ClickHouseStore {
   readonly mode: 'embedded' | 'server';
   readonly database: string;
@@ -42,6 +53,12 @@ export interface ClickHouseStore {
    * Unchecked: analysts' own SQL goes through runAnalystQuery (src/analytics/analystSql.ts).
    */
   analystQuery(sql: string, params?: Record<string, unknown>): Promise<Record<string, unknown>[]>;
+  /**
+   * Inserts rows given as bytes (the journal writer's blocks): to a server they are the
+   * request's body; embedded, chDB takes the buffer as it is, with no copy and no conversion
+   * to text on the event loop. Errors are ClickHouse's (`type` names the exception).
+   */
+  insertBytes(insert: BytesInsert): Promise<void>;
   /** The ClickHouse user the analyst session runs as, when it is not the service's own (server mode). */
   readonly analystUser: string | null;
   readonly analystLimits: AnalystLimits;
@@ -132,26 +149,40 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
       clickhouse_settings: analystSettings(limits, 'server', analyst !== null),
       request_timeout: ANALYST_REQUEST_TIMEOUT_MS,
     });
-    return store('server', database, connect(database, SESSION_SETTINGS), analystClient, analyst?.user ?? null, limits);
+    const client = connect(database, SESSION_SETTINGS);
+    const insertBytes = async (insert: BytesInsert) => {
+      const result = await client.exec({ query: bytesInsertStatement(insert), values: Readable.from([insert.body]) });
+      result.stream.resume();
+    };
+    return store('server', database, client, analystClient, analyst?.user ?? null, limits, insertBytes);
   }
 
   const { createChdbConnection } = await import('chdb/connection');
   await mkdir(options.path, { recursive: true });
   const session = async (settings: ClickHouseSettings) => {
+    const chdb = createChdbConnection({ path: options.path });
     // chdb types its connection against @clickhouse/client-common, which the client bundles
     // under another path; the two Connection interfaces are the same contract.
-    const connection = createChdbConnection({ path: options.path }) as unknown as ChdbAsClientConnection;
-    const client = createClient({ connection });
+    const client = createClient({ connection: chdb as unknown as ChdbAsClientConnection });
     await client.command({ query: 'CREATE DATABASE IF NOT EXISTS {db:Identifier}', query_params: { db: database } });
     await client.command({ query: 'USE {db:Identifier}', query_params: { db: database } });
     // Session-wide from here on; later queries cannot undo a readonly lock.
     await client.command({ query: 'SELECT 1', clickhouse_settings: settings });
-    return client;
+    return { client, rawInsert: chdb.chdb.rawInsert };
   };
   // In-process the analyst session runs as the service's own user: no per-user memory bound
   // (it would stop the service's queries too), only the per-query one and the turn-taking.
-  const serviceSession = await session(SESSION_SETTINGS);
-  return store('embedded', database, serviceSession, await session(analystSettings(limits, 'embedded', false)), null, limits);
+  const service = await session(SESSION_SETTINGS);
+  const analyst = await session(analystSettings(limits, 'embedded', false));
+  const insertBytes = async (insert: BytesInsert) => {
+    try {
+      await service.rawInsert({ table: insert.table, columns: insert.columns, format: insert.format, settings: insert.settings, values: insert.body });
+    } catch (err) {
+      // chDB's insert errors carry ClickHouse's message ("Code: 27. DB::Exception: … (TYPE)").
+      throw parseError(err instanceof Error ? err.message : String(err));
+    }
+  };
+  return store('embedded', database, service.client, analyst.client, null, limits, insertBytes);
 }
 
 interface AnalystCredentials {
@@ -185,6 +216,14 @@ async function ensureAnalystUser(client: ClickHouseClient, database: string, pas
   }
 }
 
+/** `INSERT INTO t (c, …) SETTINGS k = v, … FORMAT f`: the statement of a bytes insert sent to a server. */
+function bytesInsertStatement(insert: BytesInsert): string {
+  const settings = Object.entries(insert.settings).map(
+    ([name, value]) => `${name} = ${typeof value === 'number' ? value : `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`}`,
+  );
+  return `INSERT INTO ${insert.table} (${insert.columns.join(', ')})${settings.length > 0 ? ` SETTINGS ${settings.join(', ')}` : ''} FORMAT ${insert.format}`;
+}
+
 function store(
   mode: ClickHouseStore['mode'],
   database: string,
@@ -192,6 +231,7 @@ function store(
   analyst: ClickHouseClient,
   analystUser: string | null,
   limits: AnalystLimits,
+  insertBytes: (insert: BytesInsert) => Promise<void>,
 ): ClickHouseStore {
   let closed: Promise<void> | null = null;
   const analystTurn = concurrencyLimit(limits.maxConcurrentQueries);
@@ -201,6 +241,7 @@ function store(
     client,
     analystUser,
     analystLimits: limits,
+    insertBytes,
     // exec sends the statement as it is: query() would append a FORMAT clause, which an
     // EXPLAIN passes on to the SELECT inside it. default_format sets the output instead.
     analystQuery(sql, params) {

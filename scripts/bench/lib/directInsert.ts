@@ -3,8 +3,7 @@
 // in the line format of the journal writer (src/ingest/journaledBatch.ts). Only the inserts are timed.
 import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { insertLine, insertLogs, rowPrefix, type NewLogRecord } from '../../../src/ingest/journaledBatch.js';
+import { encodeBatch, insertBody, LOG_COLUMNS, logsInsertSettings, type JournaledRecord, type NewLogRecord } from '../../../src/ingest/journaledBatch.js';
 import { openClickHouse, type ClickHouseStore } from '../../../src/stores/clickhouse.js';
 import { migrateClickHouse } from '../../../src/stores/migrations.js';
 import type { LogRecordBody, RequestBatch } from './dataset.js';
@@ -18,7 +17,6 @@ export interface DirectInsertResult {
 }
 
 const WORKSPACE_ID = 'bench';
-const DAY_MS = 86_400_000;
 
 export async function measureDirectInsert(batches: readonly RequestBatch[], rowsPerInsert: number, dir: string): Promise<DirectInsertResult> {
   const clickhouse = await openClickHouse({ mode: 'embedded', path: path.join(dir, 'clickhouse'), database: 'alertmon' });
@@ -27,9 +25,9 @@ export async function measureDirectInsert(batches: readonly RequestBatch[], rows
     let rows = 0;
     let inserts = 0;
     let insertMs = 0;
-    for (const lines of insertChunks(batches, rowsPerInsert)) {
-      insertMs += await timedInsert(clickhouse, lines);
-      rows += lines.length;
+    for (const chunk of insertChunks(batches, rowsPerInsert)) {
+      insertMs += await timedInsert(clickhouse, chunk.body);
+      rows += chunk.rows;
       inserts++;
     }
     const result = await clickhouse.client.query({ query: 'SELECT count() AS n FROM logs', format: 'JSONEachRow' });
@@ -40,29 +38,32 @@ export async function measureDirectInsert(batches: readonly RequestBatch[], rows
   }
 }
 
-async function timedInsert(clickhouse: ClickHouseStore, lines: readonly string[]): Promise<number> {
-  const text = lines.join('');
+async function timedInsert(clickhouse: ClickHouseStore, body: Buffer): Promise<number> {
   const started = performance.now();
-  // The journal writer's INSERT, deduplication token included.
-  const result = await clickhouse.client.exec({ query: insertLogs(randomUUID()), values: Readable.from([text]) });
-  result.stream.resume();
+  // The journal writer's insert, deduplication token included.
+  await clickhouse.insertBytes({ table: 'logs', columns: LOG_COLUMNS, format: 'JSONCompactEachRow', settings: logsInsertSettings(randomUUID()), body });
   return performance.now() - started;
 }
 
-/** The rows of the request bodies, as JSONCompactEachRow lines (newline included), `size` at a time. */
-function* insertChunks(batches: readonly RequestBatch[], size: number): Generator<string[]> {
+/**
+ * The rows of the request bodies, `size` at a time, as the journal writer's insert bodies
+ * (journaled, then turned into rows; every event in UTC).
+ */
+function* insertChunks(batches: readonly RequestBatch[], size: number): Generator<{ rows: number; body: Buffer }> {
   const receivedAt = Date.now();
-  let lines: string[] = [];
+  let rows: JournaledRecord[] = [];
+  const chunk = () => ({ rows: rows.length, body: insertBody([encodeBatch(WORKSPACE_ID, receivedAt, receivedAt, rows)], () => 'UTC') });
   for (const batch of batches) {
-    for (const record of JSON.parse(batch.body.toString()) as LogRecordBody[]) {
-      lines.push(lineFor(toNewLogRecord(record), receivedAt));
-      if (lines.length === size) {
-        yield lines;
-        lines = [];
+    for (const body of JSON.parse(batch.body.toString()) as LogRecordBody[]) {
+      const record = toNewLogRecord(body);
+      rows.push({ eventId: eventIdFor(record.agent, record.event), record });
+      if (rows.length === size) {
+        yield chunk();
+        rows = [];
       }
     }
   }
-  if (lines.length > 0) yield lines;
+  if (rows.length > 0) yield chunk();
 }
 
 function toNewLogRecord(record: LogRecordBody): NewLogRecord {
@@ -75,12 +76,6 @@ function toNewLogRecord(record: LogRecordBody): NewLogRecord {
     occurredAt: Date.parse(record.occurred_at),
     meta: JSON.stringify(record.meta),
   };
-}
-
-/** The journal writer's line for an event in UTC: day_start is the start of the UTC day. */
-function lineFor(record: NewLogRecord, receivedAt: number): string {
-  const prefix = rowPrefix(WORKSPACE_ID, eventIdFor(record.agent, record.event), record, new Date(receivedAt).toISOString());
-  return insertLine(prefix, Math.floor(record.occurredAt / DAY_MS) * DAY_MS);
 }
 
 const eventIds = new Map<string, string>();
