@@ -21,11 +21,16 @@ const STOP_TIMEOUT_MS = 60_000;
 // Variables that would take the service off the embedded stores or change what is measured.
 const OVERRIDDEN = /^(CLICKHOUSE_|DATABASE_URL$|ROLE$|LOGS_PORT$|INGEST_)/;
 
+/** BENCH_SERVICE_NODE_ARGS: extra Node options for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
+function serviceNodeArgs(): string[] {
+  return (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+}
+
 export async function startServiceProcess(dataDir: string, ingestEnv: Readonly<Record<string, string>>): Promise<ServiceProcess> {
   const port = await freePort();
   const adminToken = `bench-admin-${randomBytes(16).toString('hex')}`;
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !OVERRIDDEN.test(name)));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...serviceNodeArgs(), '--import', 'tsx', 'src/main.ts'], {
     cwd: projectRoot,
     env: { ...inherited, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn', ...ingestEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
