@@ -26,6 +26,8 @@ interface RunResult {
   failed: number;
   pending: number;
   exitCode: number;
+  /** Mocha's report of the failures ("N failing" to the end), reprinted after all runs. */
+  failures: string;
 }
 
 function runMocha(label: string, specs: readonly string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
@@ -40,7 +42,9 @@ function runMocha(label: string, specs: readonly string[], env: NodeJS.ProcessEn
     });
     child.on('close', (code) => {
       const count = (word: string) => Number(new RegExp(`(\\d+) ${word}`).exec(output)?.[1] ?? 0);
-      resolve({ passed: count('passing'), failed: count('failing'), pending: count('pending'), exitCode: code ?? 1 });
+      const failing = /^ *\d+ failing/m.exec(output);
+      const failures = failing ? `=== ${label} ===\n${output.slice(failing.index)}` : code ? `=== ${label} === exited with ${code}\n` : '';
+      resolve({ passed: count('passing'), failed: count('failing'), pending: count('pending'), exitCode: code ?? 1, failures });
     });
   });
 }
@@ -88,5 +92,7 @@ const total = results.reduce((t, r) => ({ passed: t.passed + r.passed, failed: t
   pending: 0,
 });
 const failedRun = results.some((r) => r.exitCode !== 0);
+// Repeated last, where a log cut to its end still shows what failed.
+if (failedRun) process.stdout.write(`\n=== failures, again ===\n${results.map((r) => r.failures).join('\n')}`);
 process.stdout.write(`\ntests: ${total.passed} passed, ${total.failed} failed, ${total.pending} skipped\n`);
 process.exit(failedRun || total.failed > 0 ? 1 : 0);
