@@ -3,7 +3,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { projectRoot } from '../../../src/paths.js';
 import { onCleanup } from './cleanup.js';
 
@@ -21,9 +23,15 @@ const STOP_TIMEOUT_MS = 60_000;
 // Variables that would take the service off the embedded stores or change what is measured.
 const OVERRIDDEN = /^(CLICKHOUSE_|DATABASE_URL$|ROLE$|LOGS_PORT$|INGEST_)/;
 
-/** BENCH_SERVICE_NODE_ARGS: extra Node options for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
+/**
+ * The Node options `npm start` runs the service with (package.json), so that what is measured
+ * is what runs; then BENCH_SERVICE_NODE_ARGS, extra options for the service, e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it.
+ */
 function serviceNodeArgs(): string[] {
-  return (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const manifest = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const started = manifest.scripts.start.split(' ').filter((a) => a.startsWith('--'));
+  return [...started, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')];
 }
 
 export async function startServiceProcess(dataDir: string, ingestEnv: Readonly<Record<string, string>>): Promise<ServiceProcess> {
