@@ -21,6 +21,7 @@ import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errorHandler.js';
 import { jsonBody } from './http/middleware/jsonBody.js';
 import { admitLogs } from './http/logs/admission.js';
+import { isLogBatchRequest } from './http/logs/request.js';
 import { requestContext } from './http/middleware/requestContext.js';
 import { securityHeaders } from './http/middleware/securityHeaders.js';
 import { openApiRouter } from './http/openapi.js';
@@ -83,7 +84,8 @@ export function buildApp(services: Services, planes: ReadonlySet<Plane>): Koa<Ap
   app.use(authenticate(services.tokens));
   // Before the body is read: refusing an overloading client must cost next to nothing.
   if (planes.has('logs') && services.admission) app.use(admitLogs(services.admission));
-  app.use(jsonBody());
+  // A log batch's body is read by its route, and parsed in worker threads (http/logs/batchParsers.ts).
+  app.use(jsonBody(isLogBatchRequest));
   for (const { plane, router } of routers.workspace) {
     if (planes.has(plane)) app.use(router.router.routes()).use(router.router.allowedMethods({ throw: true }));
   }

@@ -92,14 +92,6 @@ export class LogIngestor {
     return ingestor;
   }
 
-  /**
-   * Runs a request's CPU-heavy step (validating its batch) in turns with the other requests'
-   * (turns.ts), so that the event loop keeps answering in between.
-   */
-  inTurn<T>(work: () => T): Promise<T> {
-    return this.turns.run(work);
-  }
-
   /** Journals the records; resolves once they are durable. Throws 400 or 503 when it cannot take them. */
   async ingest(workspaceId: string, records: readonly NewLogRecord[], receivedAt: number): Promise<void> {
     if (records.length === 0) return;

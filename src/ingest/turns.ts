@@ -1,5 +1,5 @@
-// Turn-taking for the ingest path's CPU work on the event loop. Each request's validation and
-// serialisation costs about 1 ms per 250 records, and under load dozens of requests become
+// Turn-taking for the ingest path's CPU work on the event loop. Serialising a request's records
+// for the journal costs about half a millisecond per 250, and under load dozens of requests become
 // ready at once (a group commit answers them together and their clients send again at once):
 // run as they come, they hold the event loop for tens of milliseconds, and every I/O callback
 // in between waits for all of them. A control-plane read, whose Postgres query takes a few

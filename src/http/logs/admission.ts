@@ -5,6 +5,7 @@ import type { Admission, Admitted, RateLimitHeaders } from '../../ingest/admissi
 import type { AppState } from '../context.js';
 import { workspaceOf } from '../context.js';
 import { HttpError } from '../httpError.js';
+import { isLogBatchRequest } from './request.js';
 
 const admissions = new WeakMap<object, Admitted>();
 
@@ -22,7 +23,7 @@ function setRateHeaders(ctx: Parameters<Middleware<AppState>>[0], headers: RateL
 
 export function admitLogs(admission: Admission): Middleware<AppState> {
   return async (ctx, next) => {
-    if (ctx.method !== 'POST' || ctx.path !== '/v1.0/logs') return next();
+    if (!isLogBatchRequest(ctx)) return next();
     const decision = admission.enter(workspaceOf(ctx));
     setRateHeaders(ctx, decision.headers);
     if (!decision.admitted) {

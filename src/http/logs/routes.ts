@@ -1,11 +1,12 @@
 import type { LogIngestor } from '../../ingest/logIngestor.js';
-import type { NewLogRecord } from '../../ingest/journaledBatch.js';
 import type { Metrics } from '../../metrics.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import { admissionOf } from './admission.js';
+import { readJsonText } from '../middleware/jsonBody.js';
+import { BatchRefused, parseLogBatch } from './batchParsers.js';
+import { LOG_BATCH_PATH } from './request.js';
 import { logBatchSchema } from './schema.js';
-import { validateLogBatch } from './validateLogBatch.js';
 
 /**
  * POST /v1.0/logs: 200 with an empty body once every record of the batch is durable (in the
@@ -16,7 +17,7 @@ export function logRoutes(ingestor: LogIngestor | null, metrics: Metrics, maxBat
   return new ApiRouter('logs', '').add(
     {
       method: 'post',
-      path: '/v1.0/logs',
+      path: LOG_BATCH_PATH,
       summary: 'Store a batch of log records',
       description:
         `At most ${maxBatchRecords} records. All or nothing: one bad record refuses the batch, every problem listed by index. ` +
@@ -37,14 +38,12 @@ export function logRoutes(ingestor: LogIngestor | null, metrics: Metrics, maxBat
     async (ctx) => {
       if (ingestor === null) throw new Error('POST /v1.0/logs is mounted only in a process that ingests');
       const receivedAt = Date.now();
-      const body: unknown = ctx.request.body;
-      let records: NewLogRecord[];
-      try {
-        records = await ingestor.inTurn(() => validateLogBatch(body, receivedAt, maxBatchRecords));
-      } catch (err) {
-        metrics.rejectedRecords.inc({ reason: 'invalid' }, Array.isArray(body) ? body.length : 0);
-        throw err;
-      }
+      const text = await readJsonText(ctx);
+      const records = await parseLogBatch(text, receivedAt, maxBatchRecords).catch((err: unknown) => {
+        if (!(err instanceof BatchRefused)) throw err;
+        metrics.rejectedRecords.inc({ reason: 'invalid' }, err.recordCount);
+        throw err.error;
+      });
       admissionOf(ctx)?.debit(records.length);
       await ingestor.ingest(workspaceOf(ctx), records, receivedAt);
       ctx.status = 200;

@@ -1,33 +1,65 @@
 // Request bodies are JSON, at most 1 MB. A body of another content type is refused (415)
 // rather than silently ignored; a request without a body parses as {}.
+//
+// Log batches are the exception to parsing here: their route reads the body's text
+// (readJsonText, with the same checks and errors) and parses it off the event loop
+// (http/logs/batchParsers.ts).
+import coBody from 'co-body';
+import type { Context, Middleware } from 'koa';
 import bodyParser from 'koa-bodyparser';
-import type { Middleware } from 'koa';
-import { HttpError } from '../httpError.js';
 import type { AppState } from '../context.js';
+import { HttpError } from '../httpError.js';
 
 export const MAX_BODY = '1mb';
 
-export function jsonBody(): Middleware<AppState> {
+/** The error a client is shown for a body that could not be read or parsed. */
+function bodyError(err: unknown): HttpError {
+  const status = (err as { status?: number }).status;
+  if (status === 413) return new HttpError(413, 'payload_too_large', 'The request body is larger than 1 MB.');
+  if (status === 415) return new HttpError(415, 'unsupported_media_type', 'The request body encoding is not supported.');
+  return invalidJson();
+}
+
+export const invalidJson = () => new HttpError(400, 'invalid_json', 'The request body is not valid JSON.');
+
+/** Whether the request carries a body; a JSON one, or it is refused with 415. */
+function hasJsonBody(ctx: Context): boolean {
+  if (!(ctx.request.length > 0 || ctx.get('Transfer-Encoding') !== '')) return false;
+  if (ctx.request.is('json', '+json') === false) {
+    throw new HttpError(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json.');
+  }
+  return true;
+}
+
+/**
+ * The text of a JSON body, decoded and limited as the parser reads it; null when the request
+ * has no body (which parses as {}).
+ */
+export async function readJsonText(ctx: Context): Promise<string | null> {
+  if (!hasJsonBody(ctx)) return null;
+  try {
+    return await coBody.text(ctx, { limit: MAX_BODY, encoding: 'utf8' });
+  } catch (err) {
+    throw bodyError(err);
+  }
+}
+
+/** Parses JSON bodies into ctx.request.body, except for the requests `readsItself` says read their own. */
+export function jsonBody(readsItself: (ctx: Context) => boolean = () => false): Middleware<AppState> {
   const parse = bodyParser({
     enableTypes: ['json'],
     jsonLimit: MAX_BODY,
     strict: false,
     onerror(err) {
-      const status = (err as { status?: number }).status;
-      if (status === 413) throw new HttpError(413, 'payload_too_large', 'The request body is larger than 1 MB.');
-      if (status === 415) throw new HttpError(415, 'unsupported_media_type', 'The request body encoding is not supported.');
-      throw new HttpError(400, 'invalid_json', 'The request body is not valid JSON.');
+      throw bodyError(err);
     },
   });
   return async (ctx, next) => {
-    const hasBody = ctx.request.length > 0 || ctx.get('Transfer-Encoding') !== '';
-    if (!hasBody) {
+    if (readsItself(ctx)) return next();
+    if (!hasJsonBody(ctx)) {
       // Also when the empty body is labelled application/json, which the parser would not read as {}.
       ctx.request.body = {};
       return next();
-    }
-    if (ctx.request.is('json', '+json') === false) {
-      throw new HttpError(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json.');
     }
     await parse(ctx, next);
   };

@@ -1,0 +1,26 @@
+// A worker thread of batchParsers.ts: parses a log batch's body text as the JSON body parser
+// would (prototype poisoning refused), validates it, and replies with the records or why not.
+import { parentPort } from 'node:worker_threads';
+import bourne from '@hapi/bourne';
+import { AppError } from '../../errors.js';
+import type { ParseJob, ParseReply } from './batchParsers.js';
+import { validateLogBatch } from './validateLogBatch.js';
+
+function parse({ id, text, receivedAt, maxRecords }: ParseJob): ParseReply {
+  let body: unknown;
+  try {
+    // No body reads as {}, an empty one as '' (what the validation then refuses).
+    body = text === null ? {} : text === '' ? '' : bourne.parse(text, { protoAction: 'error' });
+  } catch {
+    return { id, invalidJson: true };
+  }
+  try {
+    return { id, records: validateLogBatch(body, receivedAt, maxRecords) };
+  } catch (err) {
+    if (!(err instanceof AppError)) return { id, unexpected: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+    const { kind, code, message, details, options } = err;
+    return { id, refused: { kind, code, message, details, options }, recordCount: Array.isArray(body) ? body.length : 0 };
+  }
+}
+
+parentPort!.on('message', (job: ParseJob) => parentPort!.postMessage(parse(job)));
