@@ -68,9 +68,7 @@ class ParserThread {
   private readonly worker: Worker;
 
   constructor(onStop: (thread: ParserThread) => void) {
-    this.worker = fromSources
-      ? new Worker(TSX_BOOTSTRAP, { eval: true, workerData: { tsx: tsxApi(), entry: WORKER_ENTRY.href } })
-      : new Worker(WORKER_ENTRY);
+    this.worker = fromSources ? new Worker(TSX_BOOTSTRAP, { eval: true, workerData: { tsx: tsxApi(), entry: WORKER_ENTRY.href } }) : new Worker(WORKER_ENTRY);
     this.worker.unref();
     this.worker.on('message', (reply: ParseReply) => this.settle(reply));
     const stop = (reason: string) => {
