@@ -78,10 +78,8 @@ export async function windowComparison(stores: Stores, workspaceId: string, requ
   const { timezone } = definition;
   const windows = comparedWindows(request.now, timezone, request.period, request.previous);
 
-  const [current, previous] = await readWindowTotals(stores.clickhouse, { workspaceId, eventId: definition.event_id, timezone }, [
-    windows.current,
-    windows.previous,
-  ]);
+  const event = { workspaceId, eventId: definition.event_id, timezone, timezoneChanged: definition.timezone_changed_at !== null };
+  const [current, previous] = await readWindowTotals(stores.clickhouse, event, [windows.current, windows.previous]);
   return {
     eventId: definition.event_id,
     period: request.period,

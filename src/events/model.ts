@@ -13,6 +13,8 @@ export interface EventDefinition {
   description: string;
   unit: string;
   timezone: string;
+  /** When the timezone last became another; null if it never did. */
+  timezone_changed_at: Date | null;
   public: boolean;
   share_token: string;
   created_at: Date;

@@ -13,7 +13,7 @@ const eventExists = (agent: string, event: string) => conflict('event_exists', `
 
 const EDITABLE: readonly (keyof EventDefinitionChanges)[] = ['agent', 'title', 'description', 'unit', 'timezone', 'public'];
 
-const COLUMNS = 'event_id, user_id, event, agent, title, description, unit, timezone, public, share_token, created_at, updated_at';
+const COLUMNS = 'event_id, user_id, event, agent, title, description, unit, timezone, timezone_changed_at, public, share_token, created_at, updated_at';
 const QUALIFIED_COLUMNS = COLUMNS.split(', ')
   .map((column) => `d.${column}`)
   .join(', ');
@@ -200,6 +200,11 @@ export async function writeEventDefinitionChanges(
 ): Promise<EventDefinition | null> {
   const fields = EDITABLE.filter((name) => changes[name] !== undefined).map((name) => [name, changes[name]] as const);
   const sets = fields.map(([name], i) => `${name} = $${i + 3}`);
+  // Set when the timezone becomes another (SET expressions read the row as it was).
+  const timezoneAt = fields.findIndex(([name]) => name === 'timezone');
+  if (timezoneAt >= 0) {
+    sets.push(`timezone_changed_at = CASE WHEN timezone IS DISTINCT FROM $${timezoneAt + 3} THEN now() ELSE timezone_changed_at END`);
+  }
   try {
     const rows = await db.query<EventDefinition>(
       `UPDATE event_definitions SET ${[...sets, 'updated_at = now()'].join(', ')}

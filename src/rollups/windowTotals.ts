@@ -21,8 +21,10 @@
 // granules; set in the statement, since chDB would apply a client setting to its session).
 //
 // Day rows bucketed under an earlier timezone (by an ingest process that had not yet seen a
-// change) do not cover the local days of the event's timezone. When the plans read day rows,
-// the same query also reads the day rows of the whole span, from a longest day before it (a
+// change) do not cover the local days of the event's timezone. They can exist only for an
+// event whose timezone changed (Postgres records when: events.timezone_changed_at); for the
+// others the query reads the selected rows alone. For those that changed, when the plans read
+// day rows, the same query also reads the day rows of the whole span, from a longest day before it (a
 // row that starts before the first counted day may reach into it), that are not at a local
 // midnight of the timezone (`period = 'day' AND row_key NOT IN {aligned}`, the midnights by
 // the function the ingest path buckets with), grouped apart from the selected rows (GROUP
@@ -83,12 +85,22 @@ function selectedKeys(plans: readonly RollupPlan[], timezone: string): number[] 
   return keys;
 }
 
+/** The event whose rollups are read; its timezone places the day buckets. */
+export interface RollupEvent {
+  readonly workspaceId: string;
+  readonly eventId: string;
+  readonly timezone: string;
+  /** Whether the timezone ever changed: only then can day rows of another timezone exist. */
+  readonly timezoneChanged: boolean;
+}
+
 const seconds = (ms: number) => String(Math.floor(ms / 1000));
 
 /** The SELECT of the rows of both windows, grouped by window (and by selection when day rows are checked). */
-function windowQuery(current: TimeRange, plans: readonly [RollupPlan, RollupPlan], timezone: string): { sql: string; params: Record<string, unknown> } {
+function windowQuery(current: TimeRange, plans: readonly [RollupPlan, RollupPlan], event: RollupEvent): { sql: string; params: Record<string, unknown> } {
+  const { timezone } = event;
   const ranges = plans.flatMap((plan) => [...plan.minute, ...plan.hour, ...plan.day]);
-  const checksDays = plans.some((plan) => plan.day.length > 0);
+  const checksDays = event.timezoneChanged && plans.some((plan) => plan.day.length > 0);
   const span = {
     from: Math.min(...ranges.map((r) => r.from)) - (checksDays ? LONGEST_DAY_MS : 0),
     to: Math.max(...ranges.map((r) => r.to)),
@@ -112,13 +124,6 @@ function windowQuery(current: TimeRange, plans: readonly [RollupPlan, RollupPlan
 
 const EMPTY: WindowTotals = { count: 0, value: 0, stddev: 0 };
 
-/** The event whose rollups are read; its timezone places the day buckets. */
-export interface RollupEvent {
-  readonly workspaceId: string;
-  readonly eventId: string;
-  readonly timezone: string;
-}
-
 async function queryWindowTotals(
   clickhouse: ClickHouseStore,
   event: RollupEvent,
@@ -126,7 +131,7 @@ async function queryWindowTotals(
   useDayRollups: boolean,
 ): Promise<WindowQueryResult> {
   const plans = windows.map((w) => planRollupReads(w, event.timezone, useDayRollups)) as [RollupPlan, RollupPlan];
-  const { sql, params } = windowQuery(windows[0], plans, event.timezone);
+  const { sql, params } = windowQuery(windows[0], plans, event);
   const result = await clickhouse.client.query({ query: sql, query_params: { ...params, ws: event.workspaceId, event: event.eventId }, format: 'JSONEachRow' });
   const rows = await result.json<Row>();
   const totalsOf = (window: number): WindowTotals => {
