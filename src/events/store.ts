@@ -21,7 +21,7 @@ const QUALIFIED_COLUMNS = COLUMNS.split(', ')
 /**
  * Creates a definition unless the workspace has `limit` already (DefinitionLimitError).
  * Concurrent creations may pass the limit by a few; logs create theirs under a lock
- * (ensureEventDefinition), which bounds the bulk of them exactly.
+ * (ensureEventDefinitions), which bounds the bulk of them exactly.
  */
 export async function insertEventDefinition(db: Queryable, workspaceId: string, input: NewEventDefinition, limit: number): Promise<EventDefinition> {
   try {
@@ -45,7 +45,7 @@ export async function insertEventDefinition(db: Queryable, workspaceId: string, 
       ],
     );
     if (rows[0]) return rows[0];
-    if (await findPair(db, workspaceId, input.agent, input.event)) throw eventExists(input.agent, input.event);
+    if ((await findPairs(db, workspaceId, [input])).size > 0) throw eventExists(input.agent, input.event);
     throw new DefinitionLimitError(limit);
   } catch (err) {
     if (sqlState(err) === UNIQUE_VIOLATION) throw eventExists(input.agent, input.event);
@@ -63,27 +63,12 @@ export interface EventPair {
 export type EnsuredDefinition = { readonly definition: EventDefinition; readonly created: boolean } | DefinitionLimitError;
 
 /**
- * The definition of (agent, event), created with defaults when there is none and the
- * workspace has fewer than `limit` definitions (else DefinitionLimitError). Safe when several
- * requests or processes race for the same new pair: one row wins, all get it.
- */
-export async function ensureEventDefinition(
-  db: PostgresStore,
-  workspaceId: string,
-  agent: string,
-  event: string,
-  limit: number,
-): Promise<{ definition: EventDefinition; created: boolean }> {
-  const [ensured] = await ensureEventDefinitions(db, workspaceId, [{ agent, event }], limit);
-  if (ensured instanceof DefinitionLimitError) throw ensured;
-  return ensured!;
-}
-
-/**
- * ensureEventDefinition for many pairs at once, in one read and at most one short
- * transaction, whatever their number: an agent's first batch may bring hundreds of new
- * events. Answers in the order of `pairs`. Pairs are created in that order while the
- * workspace is under `limit`; the others are answered with DefinitionLimitError.
+ * The definitions of (agent, event) pairs, created with defaults for those that have none,
+ * in one read and at most one short transaction, whatever their number: an agent's first
+ * batch may bring hundreds of new events. Safe when several requests or processes race for
+ * the same new pair: one row wins, all get it. Answers in the order of `pairs`; pairs are
+ * created in that order while the workspace is under `limit`, the others are answered with
+ * DefinitionLimitError.
  */
 export async function ensureEventDefinitions(db: PostgresStore, workspaceId: string, pairs: readonly EventPair[], limit: number): Promise<EnsuredDefinition[]> {
   // Answers are matched to pairs by position and id, not by name: Postgres stores text that
@@ -139,15 +124,6 @@ async function findPairs(db: Queryable, workspaceId: string, pairs: readonly Eve
     [workspaceId, pairs.map((p) => p.agent), pairs.map((p) => p.event)],
   );
   return new Map(rows.map(({ pair, ...definition }) => [pair, definition]));
-}
-
-async function findPair(db: Queryable, workspaceId: string, agent: string, event: string): Promise<EventDefinition | null> {
-  const rows = await db.query<EventDefinition>(`SELECT ${COLUMNS} FROM event_definitions WHERE user_id = $1 AND agent = $2 AND event = $3`, [
-    workspaceId,
-    agent,
-    event,
-  ]);
-  return rows[0] ?? null;
 }
 
 /** Deletes a definition (the ingest path withdraws one it created for a refused batch). */

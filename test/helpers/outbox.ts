@@ -1,6 +1,6 @@
 // Policies, alerts and outbox rows made with plain SQL on the real tables, the way an alert
 // transition writes them, so delivery tests do not depend on the evaluation worker.
-import { ensureEventDefinition } from '../../src/events/store.js';
+import { ensureEventDefinitions } from '../../src/events/store.js';
 import { newId } from '../../src/ids.js';
 import type { PostgresStore, Queryable } from '../../src/stores/postgres.js';
 
@@ -10,7 +10,9 @@ export interface SeededPolicy {
 }
 
 export async function seedPolicy(db: PostgresStore, workspaceId: string, title = 'High latency'): Promise<SeededPolicy> {
-  const { definition } = await ensureEventDefinition(db, workspaceId, 'web-1', 'http.latency_ms', 1_000_000);
+  const [ensured] = await ensureEventDefinitions(db, workspaceId, [{ agent: 'web-1', event: 'http.latency_ms' }], 1_000_000);
+  if (ensured instanceof Error) throw ensured;
+  const { definition } = ensured!;
   const policyId = newId();
   await db.query(
     `INSERT INTO policies (policy_id, workspace_id, event_id, title, period, aggregate, condition, threshold, severity)
