@@ -18,5 +18,9 @@ export const projectRoot = findProjectRoot();
 export const webAssetsDir = path.join(projectRoot, 'dist', 'web');
 export const schemaDir = (engine: 'clickhouse' | 'postgres') => path.join(projectRoot, 'schema', engine);
 
-/** The version in package.json (the OpenAPI document states it). */
-export const packageVersion = (JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
+/** package.json: its version (the OpenAPI document states it) and scripts. */
+export const packageManifest = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as {
+  readonly version: string;
+  readonly scripts: Readonly<Record<string, string>>;
+};
+export const packageVersion = packageManifest.version;

@@ -3,10 +3,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
-import { projectRoot } from '../../../src/paths.js';
+import { packageManifest, projectRoot } from '../../../src/paths.js';
 import { onCleanup } from './cleanup.js';
 
 export interface ServiceProcess {
@@ -29,8 +27,7 @@ const OVERRIDDEN = /^(CLICKHOUSE_|DATABASE_URL$|ROLE$|LOGS_PORT$|INGEST_)/;
  * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it.
  */
 function serviceNodeArgs(): string[] {
-  const manifest = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const started = manifest.scripts.start.split(' ').filter((a) => a.startsWith('--'));
+  const started = (packageManifest.scripts.start ?? '').split(' ').filter((a) => a.startsWith('--'));
   return [...started, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')];
 }
 
