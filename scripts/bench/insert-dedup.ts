@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { encodeBatch, insertBody, LOG_COLUMNS, logsInsertSettings, type JournaledRecord } from '../../src/ingest/journaledBatch.js';
+import { insertBody, LOG_COLUMNS, logsInsertSettings, payloadOfRecords, type NewLogRecord } from '../../src/ingest/journaledBatch.js';
 import { openClickHouse, type ClickHouseStore } from '../../src/stores/clickhouse.js';
 import { migrateClickHouse } from '../../src/stores/migrations.js';
 import { temporaryDir } from './lib/cleanup.js';
@@ -23,13 +23,12 @@ const EVENT_IDS = Array.from({ length: 50 }, () => randomUUID());
 /** An insert body of `count` rows, made as the journal writer makes them (events in UTC). */
 function body(count: number): Buffer {
   const now = Date.now();
-  const rows: JournaledRecord[] = [];
+  const records: NewLogRecord[] = [];
   for (let i = 0; i < count; i++) {
     const occurredAt = now - Math.floor(Math.random() * 3_600_000);
-    const record = { logId: randomUUID(), clientLogId: true, agent: 'a', event: `e${i % 50}`, value: Math.random() * 100, occurredAt, meta: '' };
-    rows.push({ eventId: EVENT_IDS[i % 50]!, record });
+    records.push({ logId: randomUUID(), clientLogId: true, agent: 'a', event: `e${i % 50}`, value: Math.random() * 100, occurredAt, meta: '' });
   }
-  return insertBody([encodeBatch('bench', now, now, rows)], () => 'UTC');
+  return insertBody([payloadOfRecords('bench', now, now, records, (pair) => EVENT_IDS[Number(pair.event.slice(1))]!)], () => 'UTC');
 }
 
 /** The journal writer's insert, with its deduplication settings or none. */

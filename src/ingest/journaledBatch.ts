@@ -1,12 +1,14 @@
 // What one accepted request becomes in the journal, and how the journal writer turns it into
-// insert rows. The request path serialises each record once, as its JSONCompactEachRow row
-// for the logs table up to the last column; only day_start is added at insert time, from the
-// event's timezone then. A payload is UTF-8 text: a header line (workspace, append time), then
+// insert rows. The parser thread that validates a batch serialises each record once
+// (prepareBatch), as its JSONCompactEachRow row for the logs table up to the last column, with
+// a blank for its event id, which the ingest path fills in (journalPayload); only day_start is
+// added at insert time, from the event's timezone then. A payload is UTF-8 text: a header line (workspace, append time), then
 // one line per record: event id, occurred_at (ms), the client's log_id or '', the row. JSON
 // text never holds a raw tab or newline, so the fields split unambiguously.
 import { isoString } from '../time/isoString.js';
 import { localDayStart } from '../time/localDay.js';
 import type { FrameSummary } from './journal/journal.js';
+import { uuidWords } from './recentLogIds.js';
 
 /** A validated record, as the logs route hands it over. */
 export interface NewLogRecord {
@@ -35,26 +37,144 @@ export const logsInsertSettings = (token: string) => ({
   insert_deduplication_token: token,
 });
 
-export interface JournaledRecord {
-  readonly eventId: string;
-  readonly record: NewLogRecord;
+/** An (agent, event) pair of a batch. */
+export interface LogPair {
+  readonly agent: string;
+  readonly event: string;
+  /** Index of the batch's first record with this pair. */
+  readonly index: number;
 }
 
-export function encodeBatch(workspaceId: string, journaledAt: number, receivedAt: number, rows: readonly JournaledRecord[]): Buffer {
+/**
+ * A validated batch, serialised for the journal where it was validated (a parser thread):
+ * each record's journal line, with a blank where its event id goes, which only the ingest
+ * path knows (it resolves the pairs). Plain data with typed arrays, so that it crosses threads
+ * by transfer rather than as thousands of objects.
+ */
+export interface PreparedBatch {
+  readonly workspaceId: string;
+  readonly receivedAt: number;
+  readonly records: number;
+  /** Each record's line, newline first; its event id's two places hold EVENT_ID_BLANK. */
+  readonly lines: Uint8Array;
+  /** Where each record's line starts in `lines`, and where the last one ends (records + 1). */
+  readonly lineStarts: Int32Array;
+  /** Where the event id inside each record's row goes (the other place is just after the newline). */
+  readonly rowEventIdAt: Int32Array;
+  /** The batch's (agent, event) pairs in order of first appearance, and each record's pair. */
+  readonly pairs: readonly LogPair[];
+  readonly pairOf: Int32Array;
+  /** Each record's log_id as the client sent it, or '' when the service made one. */
+  readonly clientLogIds: readonly string[];
+  /** The client log_ids as four 32-bit words each (recentLogIds.ts), zeros where there is none. */
+  readonly clientLogIdWords: Int32Array;
+}
+
+/** An event id is a UUID: 36 characters, which this blank holds a place for. */
+const EVENT_ID_LENGTH = 36;
+const EVENT_ID_BLANK = ' '.repeat(EVENT_ID_LENGTH);
+
+/** The batch's records as journal lines (see the top of this file), for `workspaceId`. */
+export function prepareBatch(workspaceId: string, receivedAt: number, records: readonly NewLogRecord[]): PreparedBatch {
+  const count = records.length;
   const received = new Date(receivedAt).toISOString();
-  const workspace = JSON.stringify(workspaceId);
-  // The columns a pair's records share are serialised once per batch.
-  const pairColumns = new Map<string, string>();
-  let text = `${workspaceId}\t${journaledAt}`;
-  for (const { eventId, record: r } of rows) {
-    let pair = pairColumns.get(eventId);
-    if (pair === undefined) {
-      pair = `${workspace},"${eventId}",${JSON.stringify(r.agent)},${JSON.stringify(r.event)}`;
-      pairColumns.set(eventId, pair);
+  const rowStart = `[${JSON.stringify(workspaceId)},"`;
+  const rowStartBytes = Buffer.byteLength(rowStart, 'utf8');
+  const pairs: LogPair[] = [];
+  /** A pair's columns after its event id, by agent then event. */
+  const pairIndex = new Map<string, Map<string, number>>();
+  const pairColumns: string[] = [];
+  const pairOf = new Int32Array(count);
+  const clientLogIds = new Array<string>(count);
+  const clientLogIdWords = new Int32Array(count * 4);
+  const lines = new Array<string>(count);
+  let bound = 0;
+  for (let i = 0; i < count; i++) {
+    const r = records[i]!;
+    let events = pairIndex.get(r.agent);
+    if (events === undefined) {
+      events = new Map();
+      pairIndex.set(r.agent, events);
     }
-    text += `\n${eventId}\t${r.occurredAt}\t${r.clientLogId ? r.logId : ''}\t[${pair},"${r.logId}",${r.value},"${isoString(r.occurredAt)}","${received}",${JSON.stringify(r.meta)}`;
+    let pair = events.get(r.event);
+    if (pair === undefined) {
+      pair = pairs.length;
+      events.set(r.event, pair);
+      pairs.push({ agent: r.agent, event: r.event, index: i });
+      pairColumns.push(`",${JSON.stringify(r.agent)},${JSON.stringify(r.event)},"`);
+    }
+    pairOf[i] = pair;
+    const clientLogId = r.clientLogId ? r.logId : '';
+    clientLogIds[i] = clientLogId;
+    if (r.clientLogId) uuidWords(r.logId, clientLogIdWords, i * 4);
+    const line = `\n${EVENT_ID_BLANK}\t${r.occurredAt}\t${clientLogId}\t${rowStart}${EVENT_ID_BLANK}${pairColumns[pair]}${r.logId}",${r.value},"${isoString(r.occurredAt)}","${received}",${JSON.stringify(r.meta)}`;
+    lines[i] = line;
+    bound += line.length * 3;
   }
-  return Buffer.from(text, 'utf8');
+  // Its own memory (not Buffer's shared pool), so that it can be transferred.
+  const bytes = Buffer.allocUnsafeSlow(bound);
+  const lineStarts = new Int32Array(count + 1);
+  const rowEventIdAt = new Int32Array(count);
+  let size = 0;
+  for (let i = 0; i < count; i++) {
+    const line = lines[i]!;
+    lineStarts[i] = size;
+    // Newline, blank, tab, occurred_at, tab, client log_id, tab: ASCII, a byte per character.
+    rowEventIdAt[i] = size + line.indexOf('\t[') + 1 + rowStartBytes;
+    size += bytes.write(line, size, 'utf8');
+  }
+  lineStarts[count] = size;
+  return {
+    workspaceId,
+    receivedAt,
+    records: count,
+    lines: bytes.subarray(0, size),
+    lineStarts,
+    rowEventIdAt,
+    pairs,
+    pairOf,
+    clientLogIds,
+    clientLogIdWords,
+  };
+}
+
+/** What of a PreparedBatch is transferred rather than copied between threads. */
+export const transferablesOf = (batch: PreparedBatch): ArrayBuffer[] =>
+  [batch.lines, batch.lineStarts, batch.rowEventIdAt, batch.pairOf, batch.clientLogIdWords].map((a) => a.buffer as ArrayBuffer);
+
+/**
+ * The journal payload of the batch's records `kept` (indexes, in any order; by default every
+ * record), each with its pair's event id (`eventIds`, by pair), in parts to be framed
+ * together. Fills the blanks of the batch's lines in place.
+ */
+export function journalPayload(batch: PreparedBatch, eventIds: readonly string[], journaledAt: number, kept?: readonly number[]): Buffer[] {
+  const ids = eventIds.map((id) => {
+    if (id.length !== EVENT_ID_LENGTH) throw new Error(`an event id of ${id.length} characters: ${id}`);
+    return Buffer.from(id, 'latin1');
+  });
+  const lines = Buffer.from(batch.lines.buffer, batch.lines.byteOffset, batch.lines.byteLength);
+  const { lineStarts, rowEventIdAt, pairOf } = batch;
+  for (let k = 0, count = kept?.length ?? batch.records; k < count; k++) {
+    const i = kept === undefined ? k : kept[k]!;
+    const id = ids[pairOf[i]!]!;
+    lines.set(id, lineStarts[i]! + 1);
+    lines.set(id, rowEventIdAt[i]!);
+  }
+  const header = Buffer.from(`${batch.workspaceId}\t${journaledAt}`, 'utf8');
+  if (kept === undefined || kept.length === batch.records) return [header, lines];
+  return [header, ...kept.map((i) => lines.subarray(lineStarts[i]!, lineStarts[i + 1]!))];
+}
+
+/** The whole journal payload of records whose event ids are known (tools and tests; the service prepares batches in parser threads). */
+export function payloadOfRecords(
+  workspaceId: string,
+  receivedAt: number,
+  journaledAt: number,
+  records: readonly NewLogRecord[],
+  eventIdOf: (pair: LogPair) => string,
+): Buffer {
+  const batch = prepareBatch(workspaceId, receivedAt, records);
+  return Buffer.concat(journalPayload(batch, batch.pairs.map(eventIdOf), journaledAt));
 }
 
 export interface DecodedBatch {

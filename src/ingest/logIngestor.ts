@@ -16,10 +16,10 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { EventDirectory, ResolvedPair } from '../events/eventDirectory.js';
-import { clientLogIds, decodeBatch, encodeBatch, summariseBatch, type JournaledRecord, type NewLogRecord } from './journaledBatch.js';
+import { clientLogIds, decodeBatch, journalPayload, summariseBatch, type LogPair, type PreparedBatch } from './journaledBatch.js';
 import { Journal, JournalFullError } from './journal/journal.js';
 import { JournalWriter } from './journalWriter.js';
-import { DEDUP_WINDOW_MS, RecentLogIds } from './recentLogIds.js';
+import { DEDUP_WINDOW_MS, RecentLogIds, uuidWords } from './recentLogIds.js';
 import { Turns } from './turns.js';
 
 /** CPU work of requests run per event-loop iteration at most (turns.ts). */
@@ -31,13 +31,6 @@ export interface LogIngestorDeps {
   readonly config: IngestConfig;
   readonly metrics: Metrics;
   readonly logger: Logger;
-}
-
-interface Pair {
-  readonly agent: string;
-  readonly event: string;
-  /** Index of the first record of the batch with this pair. */
-  readonly index: number;
 }
 
 export class LogIngestor {
@@ -64,13 +57,14 @@ export class LogIngestor {
   static async open(deps: LogIngestorDeps): Promise<LogIngestor> {
     const { config, metrics, logger } = deps;
     const recentIds = new RecentLogIds(config.dedupMaxIds);
+    const words = new Int32Array(4);
     const loaded = await loadRecentIds(deps.clickhouse, recentIds);
     const journal = await Journal.open(
       { dir: config.journalDir, maxBytes: config.journalMaxBytes, segmentBytes: config.journalSegmentBytes, logger, metrics },
       (payload) => {
         const summary = summariseBatch(payload);
         const batch = decodeBatch(payload);
-        for (const id of clientLogIds(batch)) recentIds.add(batch.workspaceId, id, summary.journaledAt);
+        for (const id of clientLogIds(batch)) recentIds.add(batch.workspaceId, uuidWords(id, words), 0, summary.journaledAt);
         return summary;
       },
     );
@@ -92,11 +86,12 @@ export class LogIngestor {
     return ingestor;
   }
 
-  /** Journals the records; resolves once they are durable. Throws 400 or 503 when it cannot take them. */
-  async ingest(workspaceId: string, records: readonly NewLogRecord[], receivedAt: number): Promise<void> {
-    if (records.length === 0) return;
+  /** Journals the batch's records; resolves once they are durable. Throws 400 or 503 when it cannot take them. */
+  async ingest(batch: PreparedBatch): Promise<void> {
+    const { workspaceId, clientLogIds, clientLogIdWords } = batch;
+    if (batch.records === 0) return;
     if (this.closing) throw unavailable('shutting_down', 'The service is shutting down; nothing of this batch was stored. Retry after the given delay.', 1);
-    const { resolved, eventIds } = await this.resolvePairs(workspaceId, records);
+    const { resolved, eventIds } = await this.resolvePairs(batch);
 
     let settle!: (journaled: boolean) => void;
     const outcome = new Promise<boolean>((resolve) => (settle = resolve));
@@ -106,55 +101,54 @@ export class LogIngestor {
       this.inFlight.set(workspaceId, inFlight);
     }
     const claims: string[] = [];
-    const kept: JournaledRecord[] = [];
+    /** Indexes of the records kept. */
+    const kept: number[] = [];
     /** Kept records whose id an earlier request still in flight carries too. */
-    const behind: { row: JournaledRecord; before: Promise<boolean> }[] = [];
+    const behind: { index: number; before: Promise<boolean> }[] = [];
     let duplicates = 0;
-    for (let i = 0; i < records.length; i++) {
-      const record = records[i]!;
-      const row = { eventId: eventIds[i]!, record };
-      if (!record.clientLogId) {
-        kept.push(row);
+    for (let i = 0; i < batch.records; i++) {
+      const logId = clientLogIds[i]!;
+      if (logId === '') {
+        kept.push(i);
         continue;
       }
-      const before = inFlight.get(record.logId);
-      if (before === outcome || this.recentIds.has(workspaceId, record.logId)) {
+      const before = inFlight.get(logId);
+      if (before === outcome || this.recentIds.has(workspaceId, clientLogIdWords, i * 4)) {
         duplicates++;
         continue;
       }
-      inFlight.set(record.logId, outcome);
-      claims.push(record.logId);
-      if (before === undefined) kept.push(row);
-      else behind.push({ row, before });
+      inFlight.set(logId, outcome);
+      claims.push(logId);
+      if (before === undefined) kept.push(i);
+      else behind.push({ index: i, before });
     }
 
     let journaled = false;
     try {
-      const rows = kept;
-      for (const { row, before } of behind) {
+      for (const { index, before } of behind) {
         // Carried by an earlier request too: ours only if that one failed.
-        if ((await before) || this.recentIds.has(workspaceId, row.record.logId)) duplicates++;
-        else rows.push(row);
+        if ((await before) || this.recentIds.has(workspaceId, clientLogIdWords, index * 4)) duplicates++;
+        else kept.push(index);
       }
-      if (rows.length > 0) {
+      if (kept.length > 0) {
         const journaledAt = Date.now();
-        const payload = await this.turns.run(() => encodeBatch(workspaceId, journaledAt, receivedAt, rows));
-        await this.journal.append(payload, rows.length, journaledAt);
+        const payload = await this.turns.run(() => journalPayload(batch, eventIds, journaledAt, kept));
+        await this.journal.append(payload, kept.length, journaledAt);
         this.appendedFrames++;
         this.writer.wake();
-        for (const { record } of rows) if (record.clientLogId) this.recentIds.add(workspaceId, record.logId, journaledAt);
+        for (const i of kept) if (clientLogIds[i] !== '') this.recentIds.add(workspaceId, clientLogIdWords, i * 4, journaledAt);
       }
       journaled = true;
-      this.deps.metrics.acceptedRecords.inc(rows.length);
+      this.deps.metrics.acceptedRecords.inc(kept.length);
       this.deps.metrics.duplicateRecords.inc(duplicates);
     } catch (err) {
-      await this.withdrawCreated(workspaceId, records, resolved);
+      await this.withdrawCreated(batch, resolved);
       if (err instanceof JournalFullError) {
-        this.deps.metrics.rejectedRecords.inc({ reason: 'journal_full' }, records.length);
+        this.deps.metrics.rejectedRecords.inc({ reason: 'journal_full' }, batch.records);
         throw unavailable('journal_full', 'The ingest journal is full; nothing of this batch was stored. Retry after the given delay.', 5);
       }
-      this.deps.metrics.rejectedRecords.inc({ reason: 'storage_error' }, records.length);
-      this.deps.logger.error('journal append failed', { err, records: records.length });
+      this.deps.metrics.rejectedRecords.inc({ reason: 'storage_error' }, batch.records);
+      this.deps.logger.error('journal append failed', { err, records: batch.records });
       throw unavailable('storage_unavailable', 'The logs could not be stored. Retry the batch.', 1);
     } finally {
       settle(journaled);
@@ -190,44 +184,22 @@ export class LogIngestor {
     if (left > 0) this.deps.logger.warn('ingest stopped with journaled records not yet in ClickHouse; they are replayed at the next start', { records: left });
   }
 
-  /** The event definition of each (agent, event) pair of the batch, created when new; and each record's event id. */
-  private async resolvePairs(workspaceId: string, records: readonly NewLogRecord[]): Promise<{ resolved: Map<string, ResolvedPair>; eventIds: string[] }> {
-    // Pairs in order of first appearance, and each record's pair; agent → event → pair index.
-    const pairs: Pair[] = [];
-    const indexOf = new Map<string, Map<string, number>>();
-    const pairOf = new Int32Array(records.length);
-    for (let index = 0; index < records.length; index++) {
-      const r = records[index]!;
-      let events = indexOf.get(r.agent);
-      if (events === undefined) {
-        events = new Map();
-        indexOf.set(r.agent, events);
-      }
-      let pair = events.get(r.event);
-      if (pair === undefined) {
-        pair = pairs.length;
-        events.set(r.event, pair);
-        pairs.push({ agent: r.agent, event: r.event, index });
-      }
-      pairOf[index] = pair;
-    }
-    const answers = await this.deps.directory.resolveAll(workspaceId, pairs);
-    const resolved = new Map<string, ResolvedPair>();
+  /** The event definition of each (agent, event) pair of the batch, created when new; and each pair's event id. */
+  private async resolvePairs(batch: PreparedBatch): Promise<{ resolved: Map<LogPair, ResolvedPair>; eventIds: string[] }> {
+    const { pairs } = batch;
+    const answers = await this.deps.directory.resolveAll(batch.workspaceId, pairs);
+    const resolved = new Map<LogPair, ResolvedPair>();
     answers.forEach((answer, i) => {
-      if (!(answer instanceof Error)) resolved.set(pairKey(pairs[i]!), answer);
+      if (!(answer instanceof Error)) resolved.set(pairs[i]!, answer);
     });
-    if (resolved.size === pairs.length) {
-      const eventIds = new Array<string>(records.length);
-      for (let index = 0; index < records.length; index++) eventIds[index] = (answers[pairOf[index]!] as ResolvedPair).eventId;
-      return { resolved, eventIds };
-    }
+    if (resolved.size === pairs.length) return { resolved, eventIds: answers.map((answer) => (answer as ResolvedPair).eventId) };
 
-    await this.withdrawCreated(workspaceId, records, resolved);
+    await this.withdrawCreated(batch, resolved);
     const failures = pairs.flatMap((pair, i) => (answers[i] instanceof Error ? [{ pair, reason: answers[i] as Error }] : []));
     const overLimit = failures.filter((f) => f.reason instanceof DefinitionLimitError);
     if (overLimit.length !== failures.length) throw failures.find((f) => !(f.reason instanceof DefinitionLimitError))!.reason;
     const limit = (overLimit[0]!.reason as DefinitionLimitError).limit;
-    this.deps.metrics.rejectedRecords.inc({ reason: 'definition_limit' }, records.length);
+    this.deps.metrics.rejectedRecords.inc({ reason: 'definition_limit' }, batch.records);
     const details: ErrorDetail[] = overLimit.map((f) => ({
       path: `/${f.pair.index}/event`,
       message: `would create a new event definition beyond the workspace's limit of ${limit}`,
@@ -240,11 +212,9 @@ export class LogIngestor {
   }
 
   /** Withdraws the definitions this batch created (see EventDirectory.withdraw). */
-  private async withdrawCreated(workspaceId: string, records: readonly NewLogRecord[], resolved: ReadonlyMap<string, ResolvedPair>): Promise<void> {
+  private async withdrawCreated(batch: PreparedBatch, resolved: ReadonlyMap<LogPair, ResolvedPair>): Promise<void> {
     const created = [...resolved].filter(([, r]) => r.created);
-    if (created.length === 0) return;
-    const byKey = new Map(records.map((r) => [pairKey(r), r]));
-    await Promise.all(created.map(([key, r]) => this.deps.directory.withdraw(workspaceId, byKey.get(key)!.agent, byKey.get(key)!.event, r.eventId)));
+    await Promise.all(created.map(([pair, r]) => this.deps.directory.withdraw(batch.workspaceId, pair.agent, pair.event, r.eventId)));
   }
 
   private reportWindow(): void {
@@ -252,8 +222,6 @@ export class LogIngestor {
     this.deps.metrics.dedupRememberedIds.set(this.recentIds.size);
   }
 }
-
-const pairKey = (r: { readonly agent: string; readonly event: string }) => `${r.agent}\u0000${r.event}`;
 
 /** Remembers the ids stored in ClickHouse in the last 10 minutes, so that idempotency survives a restart. */
 async function loadRecentIds(clickhouse: ClickHouseStore, recentIds: RecentLogIds): Promise<number> {
@@ -266,10 +234,11 @@ async function loadRecentIds(clickhouse: ClickHouseStore, recentIds: RecentLogId
     format: 'JSONCompactEachRow',
   });
   let loaded = 0;
+  const words = new Int32Array(4);
   for await (const rows of result.stream<[string, string, number]>()) {
     for (const row of rows) {
       const [workspaceId, logId, receivedMs] = row.json();
-      recentIds.add(workspaceId, logId, receivedMs);
+      recentIds.add(workspaceId, uuidWords(logId, words), 0, receivedMs);
       loaded++;
     }
   }

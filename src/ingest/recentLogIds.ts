@@ -8,7 +8,7 @@
 export const DEDUP_WINDOW_MS = 10 * 60_000;
 const GENERATION_MS = 60_000;
 
-/** A hash set of UUIDs as four 32-bit words each; an all-zero slot is empty. */
+/** A hash set of UUIDs as four 32-bit words each; an all-zero slot is empty. Ids are read at `w[at..at+4)`. */
 class UuidSet {
   private slots: Int32Array;
   private mask: number;
@@ -24,38 +24,47 @@ class UuidSet {
     return this.count + (this.hasNil ? 1 : 0);
   }
 
-  has(w: Int32Array): boolean {
-    if (isNil(w)) return this.hasNil;
-    return this.slotOf(w, this.slots, this.mask) >= 0;
+  /** Whether the id is here; `h` is its hash(). */
+  has(w: Int32Array, at: number, h: number): boolean {
+    if (isNil(w, at)) return this.hasNil;
+    return this.slotOf(w, at, h) >= 0;
   }
 
-  /** Adds the id; false when it was there already. */
-  add(w: Int32Array): boolean {
-    if (isNil(w)) {
+  /** Adds the id (`h` its hash()); false when it was there already. */
+  add(w: Int32Array, at: number, h: number): boolean {
+    if (isNil(w, at)) {
       const added = !this.hasNil;
       this.hasNil = true;
       return added;
     }
-    if (this.slotOf(w, this.slots, this.mask) >= 0) return false;
+    if (this.slotOf(w, at, h) >= 0) return false;
     if ((this.count + 1) * 10 > (this.mask + 1) * 7) this.grow();
-    this.place(w, this.slots, this.mask);
+    this.place(w, at, h, this.slots, this.mask);
     this.count++;
     return true;
   }
 
   /** Index of the id's slot, or -1. */
-  private slotOf(w: Int32Array, slots: Int32Array, mask: number): number {
-    for (let i = hash(w) & mask; ; i = (i + 1) & mask) {
-      const at = i * 4;
-      if (slots[at] === w[0] && slots[at + 1] === w[1] && slots[at + 2] === w[2] && slots[at + 3] === w[3]) return i;
-      if (slots[at] === 0 && slots[at + 1] === 0 && slots[at + 2] === 0 && slots[at + 3] === 0) return -1;
+  private slotOf(w: Int32Array, at: number, h: number): number {
+    const { slots, mask } = this;
+    const w0 = w[at]!;
+    const w1 = w[at + 1]!;
+    const w2 = w[at + 2]!;
+    const w3 = w[at + 3]!;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const s = i * 4;
+      if (slots[s] === w0 && slots[s + 1] === w1 && slots[s + 2] === w2 && slots[s + 3] === w3) return i;
+      if (slots[s] === 0 && slots[s + 1] === 0 && slots[s + 2] === 0 && slots[s + 3] === 0) return -1;
     }
   }
 
-  private place(w: Int32Array, slots: Int32Array, mask: number): void {
-    let i = hash(w) & mask;
+  private place(w: Int32Array, at: number, h: number, slots: Int32Array, mask: number): void {
+    let i = h & mask;
     while (slots[i * 4] !== 0 || slots[i * 4 + 1] !== 0 || slots[i * 4 + 2] !== 0 || slots[i * 4 + 3] !== 0) i = (i + 1) & mask;
-    slots.set(w, i * 4);
+    slots[i * 4] = w[at]!;
+    slots[i * 4 + 1] = w[at + 1]!;
+    slots[i * 4 + 2] = w[at + 2]!;
+    slots[i * 4 + 3] = w[at + 3]!;
   }
 
   private grow(): void {
@@ -63,11 +72,9 @@ class UuidSet {
     const capacity = (this.mask + 1) * 2;
     this.slots = new Int32Array(capacity * 4);
     this.mask = capacity - 1;
-    const w = new Int32Array(4);
     for (let at = 0; at < old.length; at += 4) {
-      if (old[at] === 0 && old[at + 1] === 0 && old[at + 2] === 0 && old[at + 3] === 0) continue;
-      w.set(old.subarray(at, at + 4));
-      this.place(w, this.slots, this.mask);
+      if (isNil(old, at)) continue;
+      this.place(old, at, hash(old, at), this.slots, this.mask);
     }
   }
 }
@@ -79,11 +86,11 @@ function capacityFor(count: number): number {
   return capacity;
 }
 
-const isNil = (w: Int32Array) => w[0] === 0 && w[1] === 0 && w[2] === 0 && w[3] === 0;
+const isNil = (w: Int32Array, at: number) => w[at] === 0 && w[at + 1] === 0 && w[at + 2] === 0 && w[at + 3] === 0;
 
-/** murmur3's finaliser over the words; UUIDv7 ids share their leading time bits. */
-function hash(w: Int32Array): number {
-  let h = w[0]! ^ Math.imul(w[1]!, 0x85ebca6b) ^ Math.imul(w[2]!, 0xc2b2ae35) ^ Math.imul(w[3]!, 0x27d4eb2f);
+/** murmur3's finaliser over the words of the id at `w[at..at+4)`; UUIDv7 ids share their leading time bits. */
+function hash(w: Int32Array, at: number): number {
+  let h = w[at]! ^ Math.imul(w[at + 1]!, 0x85ebca6b) ^ Math.imul(w[at + 2]!, 0xc2b2ae35) ^ Math.imul(w[at + 3]!, 0x27d4eb2f);
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -104,12 +111,12 @@ function hexWord(id: string, from: number, to: number, high = 0): number {
   return word;
 }
 
-/** Parses a lower- or upper-case UUID string (8-4-4-4-12, as validated) into `out`. */
-function parseUuid(id: string, out: Int32Array): Int32Array {
-  out[0] = hexWord(id, 0, 8);
-  out[1] = hexWord(id, 14, 18, hexWord(id, 9, 13));
-  out[2] = hexWord(id, 24, 28, hexWord(id, 19, 23));
-  out[3] = hexWord(id, 28, 36);
+/** A lower- or upper-case UUID string (8-4-4-4-12, as validated) as four 32-bit words, written to `out` from `at`. */
+export function uuidWords(id: string, out: Int32Array = new Int32Array(4), at = 0): Int32Array {
+  out[at] = hexWord(id, 0, 8);
+  out[at + 1] = hexWord(id, 14, 18, hexWord(id, 9, 13));
+  out[at + 2] = hexWord(id, 24, 28, hexWord(id, 19, 23));
+  out[at + 3] = hexWord(id, 28, 36);
   return out;
 }
 
@@ -123,7 +130,6 @@ export class RecentLogIds {
   /** Newest first. */
   private generations: Generation[] = [];
   private count = 0;
-  private readonly words = new Int32Array(4);
   /** Minute of the newest generation dropped early because of the cap. */
   private cutMinute: number | null = null;
 
@@ -144,15 +150,16 @@ export class RecentLogIds {
     return Math.min(DEDUP_WINDOW_MS, this.now() - (this.cutMinute + GENERATION_MS));
   }
 
-  has(workspaceId: string, logId: string): boolean {
+  /** Whether the id at `words[at..at+4)` (uuidWords) is remembered for the workspace. */
+  has(workspaceId: string, words: Int32Array, at = 0): boolean {
     this.expire();
-    const w = parseUuid(logId, this.words);
-    for (const generation of this.generations) if (generation.ids.get(workspaceId)?.has(w) === true) return true;
+    const h = hash(words, at);
+    for (const generation of this.generations) if (generation.ids.get(workspaceId)?.has(words, at, h) === true) return true;
     return false;
   }
 
-  /** Remembers an id as accepted at `acceptedAt` (default now). */
-  add(workspaceId: string, logId: string, acceptedAt: number = this.now()): void {
+  /** Remembers the id at `words[at..at+4)` (uuidWords) as accepted at `acceptedAt` (default now). */
+  add(workspaceId: string, words: Int32Array, at = 0, acceptedAt: number = this.now()): void {
     const minute = Math.floor(acceptedAt / GENERATION_MS) * GENERATION_MS;
     if (minute <= this.now() - DEDUP_WINDOW_MS - GENERATION_MS) return;
     // Almost always the newest generation.
@@ -170,7 +177,7 @@ export class RecentLogIds {
       ids = new UuidSet(capacityFor(newest?.ids.get(workspaceId)?.size ?? 0));
       generation.ids.set(workspaceId, ids);
     }
-    if (ids.add(parseUuid(logId, this.words))) this.count++;
+    if (ids.add(words, at, hash(words, at))) this.count++;
     while (this.count > this.maxIds && this.generations.length > 1) {
       this.cutMinute = Math.max(this.cutMinute ?? -Infinity, this.dropOldest());
     }

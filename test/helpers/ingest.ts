@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { EventDirectory } from '../../src/events/eventDirectory.js';
-import type { NewLogRecord } from '../../src/ingest/journaledBatch.js';
+import { prepareBatch, type NewLogRecord } from '../../src/ingest/journaledBatch.js';
 import type { LogIngestor } from '../../src/ingest/logIngestor.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics, type Metrics } from '../../src/metrics.js';
@@ -31,6 +31,6 @@ export async function openTestIngestor(stores: Stores, options: TestIngestorOpti
 
 /** Ingests the records in requests of 5,000 and waits until they are in ClickHouse. */
 export async function ingestVisible(ingestor: LogIngestor, workspaceId: string, records: readonly NewLogRecord[]): Promise<void> {
-  for (let i = 0; i < records.length; i += 5000) await ingestor.ingest(workspaceId, records.slice(i, i + 5000), Date.now());
+  for (let i = 0; i < records.length; i += 5000) await ingestor.ingest(prepareBatch(workspaceId, Date.now(), records.slice(i, i + 5000)));
   await ingestor.caughtUp();
 }

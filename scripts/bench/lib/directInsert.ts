@@ -3,7 +3,7 @@
 // in the line format of the journal writer (src/ingest/journaledBatch.ts). Only the inserts are timed.
 import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { encodeBatch, insertBody, LOG_COLUMNS, logsInsertSettings, type JournaledRecord, type NewLogRecord } from '../../../src/ingest/journaledBatch.js';
+import { insertBody, LOG_COLUMNS, logsInsertSettings, payloadOfRecords, type NewLogRecord } from '../../../src/ingest/journaledBatch.js';
 import { openClickHouse, type ClickHouseStore } from '../../../src/stores/clickhouse.js';
 import { migrateClickHouse } from '../../../src/stores/migrations.js';
 import type { LogRecordBody, RequestBatch } from './dataset.js';
@@ -51,12 +51,14 @@ async function timedInsert(clickhouse: ClickHouseStore, body: Buffer): Promise<n
  */
 function* insertChunks(batches: readonly RequestBatch[], size: number): Generator<{ rows: number; body: Buffer }> {
   const receivedAt = Date.now();
-  let rows: JournaledRecord[] = [];
-  const chunk = () => ({ rows: rows.length, body: insertBody([encodeBatch(WORKSPACE_ID, receivedAt, receivedAt, rows)], () => 'UTC') });
+  let rows: NewLogRecord[] = [];
+  const chunk = () => ({
+    rows: rows.length,
+    body: insertBody([payloadOfRecords(WORKSPACE_ID, receivedAt, receivedAt, rows, (pair) => eventIdFor(pair.agent, pair.event))], () => 'UTC'),
+  });
   for (const batch of batches) {
     for (const body of JSON.parse(batch.body.toString()) as LogRecordBody[]) {
-      const record = toNewLogRecord(body);
-      rows.push({ eventId: eventIdFor(record.agent, record.event), record });
+      rows.push(toNewLogRecord(body));
       if (rows.length === size) {
         yield chunk();
         rows = [];

@@ -1,12 +1,14 @@
 // A worker thread of batchParsers.ts: parses a log batch's body text as the JSON body parser
-// would (prototype poisoning refused), validates it, and replies with the records or why not.
+// would (prototype poisoning refused), validates it, and replies with its records prepared for
+// the journal, or why not.
 import { parentPort } from 'node:worker_threads';
 import bourne from '@hapi/bourne';
 import { AppError } from '../../errors.js';
+import { prepareBatch, transferablesOf } from '../../ingest/journaledBatch.js';
 import type { ParseJob, ParseReply } from './batchParsers.js';
 import { validateLogBatch } from './validateLogBatch.js';
 
-function parse({ id, text, receivedAt, maxRecords }: ParseJob): ParseReply {
+function parse({ id, text, workspaceId, receivedAt, maxRecords }: ParseJob): ParseReply {
   let body: unknown;
   try {
     // No body reads as {}, an empty one as '' (what the validation then refuses).
@@ -15,7 +17,7 @@ function parse({ id, text, receivedAt, maxRecords }: ParseJob): ParseReply {
     return { id, invalidJson: true };
   }
   try {
-    return { id, records: validateLogBatch(body, receivedAt, maxRecords) };
+    return { id, batch: prepareBatch(workspaceId, receivedAt, validateLogBatch(body, receivedAt, maxRecords)) };
   } catch (err) {
     if (!(err instanceof AppError)) return { id, unexpected: err instanceof Error ? (err.stack ?? err.message) : String(err) };
     const { kind, code, message, details, options } = err;
@@ -23,4 +25,7 @@ function parse({ id, text, receivedAt, maxRecords }: ParseJob): ParseReply {
   }
 }
 
-parentPort!.on('message', (job: ParseJob) => parentPort!.postMessage(parse(job)));
+parentPort!.on('message', (job: ParseJob) => {
+  const reply = parse(job);
+  parentPort!.postMessage(reply, 'batch' in reply ? transferablesOf(reply.batch) : []);
+});

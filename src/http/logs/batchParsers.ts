@@ -1,7 +1,9 @@
-// Log batches are parsed and validated in worker threads, off the event loop. At full load the
-// main thread was the bottleneck, and parsing a batch's JSON and validating its records took
-// a fifth of it (a CPU profile of the closed-loop benchmark): that work runs here on the other
-// cores, while the main thread answers HTTP, deduplicates, journals and inserts.
+// Log batches are parsed, validated and serialised for the journal in worker threads, off the
+// event loop. At full load the main thread was the bottleneck, and parsing a batch's JSON,
+// validating its records and serialising them took a third of it (CPU profiles of the
+// closed-loop benchmark): that work runs here on the other cores, and the batch comes back
+// as a few typed arrays, transferred, while the main thread answers HTTP, deduplicates,
+// journals and inserts.
 //
 // Validation is pure (the batch, the time it was received, the batch limit), so the threads
 // keep no state: a batch goes to the thread with the fewest batches in hand, and a thread that
@@ -13,7 +15,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AppError, type AppErrorOptions, type ErrorDetail, type ErrorKind } from '../../errors.js';
-import type { NewLogRecord } from '../../ingest/journaledBatch.js';
+import type { PreparedBatch } from '../../ingest/journaledBatch.js';
 import { invalidJson } from '../middleware/jsonBody.js';
 
 /** One core is the main thread's; up to four parse. */
@@ -23,12 +25,13 @@ export interface ParseJob {
   readonly id: number;
   /** The body's text; null when the request had none. */
   readonly text: string | null;
+  readonly workspaceId: string;
   readonly receivedAt: number;
   readonly maxRecords: number;
 }
 
 export type ParseReply =
-  | { readonly id: number; readonly records: NewLogRecord[] }
+  | { readonly id: number; readonly batch: PreparedBatch }
   | { readonly id: number; readonly invalidJson: true }
   | {
       readonly id: number;
@@ -64,7 +67,7 @@ import(workerData.tsx).then((tsx) => { tsx.register(); return import(workerData.
 const tsxApi = () => pathToFileURL(path.join(path.dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
 
 class ParserThread {
-  readonly pending = new Map<number, { resolve(records: NewLogRecord[]): void; reject(err: Error): void }>();
+  readonly pending = new Map<number, { resolve(batch: PreparedBatch): void; reject(err: Error): void }>();
   private readonly worker: Worker;
 
   constructor(onStop: (thread: ParserThread) => void) {
@@ -80,7 +83,7 @@ class ParserThread {
     this.worker.on('exit', (code) => stop(`exit code ${code}`));
   }
 
-  parse(job: ParseJob): Promise<NewLogRecord[]> {
+  parse(job: ParseJob): Promise<PreparedBatch> {
     return new Promise((resolve, reject) => {
       // Kept alive only while it holds a batch.
       if (this.pending.size === 0) this.worker.ref();
@@ -94,7 +97,7 @@ class ParserThread {
     if (!waiting) return;
     this.pending.delete(reply.id);
     if (this.pending.size === 0) this.worker.unref();
-    if ('records' in reply) waiting.resolve(reply.records);
+    if ('batch' in reply) waiting.resolve(reply.batch);
     else if ('invalidJson' in reply) waiting.reject(invalidJson());
     else if ('refused' in reply) {
       const { kind, code, message, details, options } = reply.refused;
@@ -107,10 +110,11 @@ const threads: ParserThread[] = [];
 let nextJobId = 0;
 
 /**
- * The records of a batch's body text, validated (validateLogBatch.ts). Throws 400 invalid_json
- * for text that is not JSON, BatchRefused for a batch validation refuses.
+ * The records of a batch's body text, validated (validateLogBatch.ts) and prepared for the
+ * workspace's journal (journaledBatch.ts). Throws 400 invalid_json for text that is not JSON,
+ * BatchRefused for a batch validation refuses.
  */
-export function parseLogBatch(text: string | null, receivedAt: number, maxRecords: number): Promise<NewLogRecord[]> {
+export function parseLogBatch(text: string | null, workspaceId: string, receivedAt: number, maxRecords: number): Promise<PreparedBatch> {
   while (threads.length < PARSER_THREADS) {
     threads.push(
       new ParserThread((stopped) => {
@@ -121,5 +125,5 @@ export function parseLogBatch(text: string | null, receivedAt: number, maxRecord
   }
   let least = threads[0]!;
   for (const thread of threads) if (thread.pending.size < least.pending.size) least = thread;
-  return least.parse({ id: nextJobId++, text, receivedAt, maxRecords });
+  return least.parse({ id: nextJobId++, text, workspaceId, receivedAt, maxRecords });
 }

@@ -39,13 +39,14 @@ export function logRoutes(ingestor: LogIngestor | null, metrics: Metrics, maxBat
       if (ingestor === null) throw new Error('POST /v1.0/logs is mounted only in a process that ingests');
       const receivedAt = Date.now();
       const text = await readJsonText(ctx);
-      const records = await parseLogBatch(text, receivedAt, maxBatchRecords).catch((err: unknown) => {
+      const workspaceId = workspaceOf(ctx);
+      const batch = await parseLogBatch(text, workspaceId, receivedAt, maxBatchRecords).catch((err: unknown) => {
         if (!(err instanceof BatchRefused)) throw err;
         metrics.rejectedRecords.inc({ reason: 'invalid' }, err.recordCount);
         throw err.error;
       });
-      admissionOf(ctx)?.debit(records.length);
-      await ingestor.ingest(workspaceOf(ctx), records, receivedAt);
+      admissionOf(ctx)?.debit(batch.records);
+      await ingestor.ingest(batch);
       ctx.status = 200;
       ctx.body = '';
     },

@@ -9,12 +9,19 @@ export const HEADER_BYTES = 12;
 /** A request is at most 1 MB of JSON; its frame stays far below this. */
 export const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
 
-export function encodeFrame(payload: Buffer): Buffer {
-  const frame = Buffer.allocUnsafe(HEADER_BYTES + payload.length);
+/** The frame of a payload given in parts, one after another. */
+export function encodeFrame(...parts: Uint8Array[]): Buffer {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const frame = Buffer.allocUnsafe(HEADER_BYTES + length);
   frame.writeUInt32BE(FRAME_MAGIC, 0);
-  frame.writeUInt32BE(payload.length, 4);
-  frame.writeUInt32BE(crc32(payload), 8);
-  payload.copy(frame, HEADER_BYTES);
+  frame.writeUInt32BE(length, 4);
+  let at = HEADER_BYTES;
+  for (const part of parts) {
+    frame.set(part, at);
+    at += part.length;
+  }
+  frame.writeUInt32BE(crc32(frame.subarray(HEADER_BYTES)), 8);
   return frame;
 }
 

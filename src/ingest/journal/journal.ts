@@ -150,10 +150,10 @@ export class Journal {
     };
   }
 
-  /** Appends one frame; resolves once it is fdatasynced. Throws JournalFullError at the cap. */
-  append(payload: Buffer, records: number, journaledAt: number): Promise<void> {
+  /** Appends one frame of the payload's parts; resolves once it is fdatasynced. Throws JournalFullError at the cap. */
+  append(payload: readonly Uint8Array[], records: number, journaledAt: number): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the journal is closed'));
-    const frame = encodeFrame(payload);
+    const frame = encodeFrame(...payload);
     if (this.unconsumedBytes + this.queuedBytes + frame.length > this.options.maxBytes) {
       return Promise.reject(new JournalFullError(this.unconsumedBytes + this.queuedBytes));
     }

@@ -42,7 +42,7 @@ describe('ingest journal', function () {
   it('gives back after a restart every frame it acknowledged, with its record count', async () => {
     const dir = mkdtempSync(path.join(testRoot, 'journal-'));
     const first = await openJournal(dir);
-    await Promise.all(Array.from({ length: 20 }, (_, i) => first.journal.append(payload(i + 1, `batch ${i}`), i + 1, 1)));
+    await Promise.all(Array.from({ length: 20 }, (_, i) => first.journal.append([payload(i + 1, `batch ${i}`)], i + 1, 1)));
     await first.journal.close();
     const second = await openJournal(dir);
     expect(second.journal.backlog.records).to.equal((20 * 21) / 2);
@@ -54,7 +54,7 @@ describe('ingest journal', function () {
   it('cuts off a torn write at the end of the newest segment and appends after it in a new one', async () => {
     const dir = mkdtempSync(path.join(testRoot, 'journal-'));
     const first = await openJournal(dir);
-    for (const text of ['a', 'b', 'c']) await first.journal.append(payload(1, text), 1, 1);
+    for (const text of ['a', 'b', 'c']) await first.journal.append([payload(1, text)], 1, 1);
     await first.journal.close();
     const [segment] = segments(dir);
     const file = path.join(dir, segment!);
@@ -66,7 +66,7 @@ describe('ingest journal', function () {
     expect(statSync(file).size).to.equal(goodSize);
     expect(await drain(second.journal)).to.deep.equal(['1:a', '1:b', '1:c']);
     expect(second.lines.join('')).to.include('torn write');
-    await second.journal.append(payload(1, 'd'), 1, 1);
+    await second.journal.append([payload(1, 'd')], 1, 1);
     await second.journal.close();
     // Consumed frames are gone with their segment (the writer's checkpoint says so too).
 
@@ -79,7 +79,7 @@ describe('ingest journal', function () {
   it('reports damage in the middle loudly, keeps the bytes, and recovers the frames after it', async () => {
     const dir = mkdtempSync(path.join(testRoot, 'journal-'));
     const first = await openJournal(dir);
-    for (const text of ['first', 'second', 'third']) await first.journal.append(payload(2, text), 2, 1);
+    for (const text of ['first', 'second', 'third']) await first.journal.append([payload(2, text)], 2, 1);
     await first.journal.close();
     const file = path.join(dir, segments(dir)[0]!);
     const bytes = readFileSync(file);
@@ -100,7 +100,7 @@ describe('ingest journal', function () {
   it('reports a complete last frame whose checksum fails as damage, not as a torn write', async () => {
     const dir = mkdtempSync(path.join(testRoot, 'journal-'));
     const first = await openJournal(dir);
-    for (const text of ['one', 'two', 'three']) await first.journal.append(payload(1, text), 1, 1);
+    for (const text of ['one', 'two', 'three']) await first.journal.append([payload(1, text)], 1, 1);
     await first.journal.close();
     const file = path.join(dir, segments(dir)[0]!);
     const bytes = readFileSync(file);
@@ -112,7 +112,7 @@ describe('ingest journal', function () {
     expect(reopened.lines.join('')).not.to.include('torn write');
     expect(reopened.lines.filter((l) => l.includes('"level":"error"')).join('')).to.include('DAMAGED DATA');
     expect(readdirSync(path.join(dir, 'damaged'))).to.have.length(1);
-    await reopened.journal.append(payload(1, 'four'), 1, 1);
+    await reopened.journal.append([payload(1, 'four')], 1, 1);
     expect(await drain(reopened.journal)).to.deep.equal(['1:four']);
     await reopened.journal.close();
   });
@@ -121,12 +121,12 @@ describe('ingest journal', function () {
     const dir = mkdtempSync(path.join(testRoot, 'journal-'));
     const { journal } = await openJournal(dir, { maxBytes: 2000 });
     const big = payload(1, 'x'.repeat(900));
-    await journal.append(big, 1, 1);
-    await journal.append(big, 1, 1);
-    const refused = await journal.append(big, 1, 1).catch((err: unknown) => err);
+    await journal.append([big], 1, 1);
+    await journal.append([big], 1, 1);
+    const refused = await journal.append([big], 1, 1).catch((err: unknown) => err);
     expect(refused).to.be.instanceOf(JournalFullError);
     await journal.consumed(journal.nextFrames(1, Infinity));
-    await journal.append(big, 1, 1);
+    await journal.append([big], 1, 1);
     expect(journal.backlog.records).to.equal(2);
     await journal.close();
   });
@@ -134,7 +134,7 @@ describe('ingest journal', function () {
   it('deletes segments once everything in them is consumed', async () => {
     const dir = mkdtempSync(path.join(testRoot, 'journal-'));
     const { journal } = await openJournal(dir, { segmentBytes: 64 * 1024 });
-    for (let i = 0; i < 40; i++) await journal.append(payload(1, 'y'.repeat(8000)), 1, 1);
+    for (let i = 0; i < 40; i++) await journal.append([payload(1, 'y'.repeat(8000))], 1, 1);
     expect(segments(dir).length).to.be.greaterThan(3);
     for (let frames = journal.nextFrames(100, Infinity); frames.length > 0; frames = journal.nextFrames(100, Infinity)) await journal.consumed(frames);
     expect(segments(dir)).to.have.length(1);

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { NewLogRecord } from '../../../src/ingest/journaledBatch.js';
+import { prepareBatch, type NewLogRecord } from '../../../src/ingest/journaledBatch.js';
 import type { LogIngestor } from '../../../src/ingest/logIngestor.js';
 import { createMetrics } from '../../../src/metrics.js';
 import { openStores, type Stores } from '../../../src/stores/index.js';
@@ -46,8 +46,8 @@ describe('ingest: a journaled batch ClickHouse refuses is set aside alone', func
     const rounds = 5;
     for (let round = 0; round < rounds; round++) {
       await Promise.all([
-        ingestor.ingest('poison', [record(`fresh.${round}`, 1), record('bad\ud800name', 2)], Date.now()),
-        ...['bystander-a', 'bystander-b'].map((ws) => ingestor.ingest(ws, [record(`ok.${round}`, 1), record('ok.shared', 2)], Date.now())),
+        ingestor.ingest(prepareBatch('poison', Date.now(), [record(`fresh.${round}`, 1), record('bad\ud800name', 2)])),
+        ...['bystander-a', 'bystander-b'].map((ws) => ingestor.ingest(prepareBatch(ws, Date.now(), [record(`ok.${round}`, 1), record('ok.shared', 2)]))),
       ]);
     }
     await ingestor.caughtUp();
@@ -62,7 +62,7 @@ describe('ingest: a journaled batch ClickHouse refuses is set aside alone', func
   });
 
   it('goes on storing later batches of the same workspace', async () => {
-    await ingestor.ingest('poison', [record('fresh.0', 5)], Date.now());
+    await ingestor.ingest(prepareBatch('poison', Date.now(), [record('fresh.0', 5)]));
     await ingestor.caughtUp();
     expect(await storedLogCount(stores.clickhouse, 'poison')).to.equal(1);
   });
