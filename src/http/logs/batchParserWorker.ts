@@ -5,13 +5,15 @@ import { parentPort } from 'node:worker_threads';
 import bourne from '@hapi/bourne';
 import { AppError } from '../../errors.js';
 import { prepareBatch, transferablesOf } from '../../ingest/journaledBatch.js';
+import { decodeJsonText } from '../middleware/jsonBody.js';
 import type { ParseJob, ParseReply } from './batchParsers.js';
 import { validateLogBatch } from './validateLogBatch.js';
 
-function parse({ id, text, workspaceId, receivedAt, maxRecords }: ParseJob): ParseReply {
+function parse({ id, body: bytes, workspaceId, receivedAt, maxRecords }: ParseJob): ParseReply {
   let body: unknown;
   try {
     // No body reads as {}, an empty one as '' (what the validation then refuses).
+    const text = bytes === null ? null : decodeJsonText(bytes);
     body = text === null ? {} : text === '' ? '' : bourne.parse(text, { protoAction: 'error' });
   } catch {
     return { id, invalidJson: true };

@@ -23,8 +23,8 @@ export const PARSER_THREADS = Math.max(1, Math.min(4, availableParallelism() - 1
 
 export interface ParseJob {
   readonly id: number;
-  /** The body's text; null when the request had none. */
-  readonly text: string | null;
+  /** The body's bytes (readJsonBytes); null when the request had none. */
+  readonly body: Uint8Array | null;
   readonly workspaceId: string;
   readonly receivedAt: number;
   readonly maxRecords: number;
@@ -88,7 +88,10 @@ class ParserThread {
       // Kept alive only while it holds a batch.
       if (this.pending.size === 0) this.worker.ref();
       this.pending.set(job.id, { resolve, reject });
-      this.worker.postMessage(job);
+      // The body's bytes move to the thread when they own their memory (not a slice of Buffer's shared pool).
+      const body = job.body;
+      const movable = body !== null && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
+      this.worker.postMessage(job, movable ? [body.buffer as ArrayBuffer] : []);
     });
   }
 
@@ -110,11 +113,11 @@ const threads: ParserThread[] = [];
 let nextJobId = 0;
 
 /**
- * The records of a batch's body text, validated (validateLogBatch.ts) and prepared for the
+ * The records of a batch's body, validated (validateLogBatch.ts) and prepared for the
  * workspace's journal (journaledBatch.ts). Throws 400 invalid_json for text that is not JSON,
- * BatchRefused for a batch validation refuses.
+ * BatchRefused for a batch validation refuses. The body's memory may move to the parser thread.
  */
-export function parseLogBatch(text: string | null, workspaceId: string, receivedAt: number, maxRecords: number): Promise<PreparedBatch> {
+export function parseLogBatch(body: Uint8Array | null, workspaceId: string, receivedAt: number, maxRecords: number): Promise<PreparedBatch> {
   while (threads.length < PARSER_THREADS) {
     threads.push(
       new ParserThread((stopped) => {
@@ -125,5 +128,5 @@ export function parseLogBatch(text: string | null, workspaceId: string, received
   }
   let least = threads[0]!;
   for (const thread of threads) if (thread.pending.size < least.pending.size) least = thread;
-  return least.parse({ id: nextJobId++, text, workspaceId, receivedAt, maxRecords });
+  return least.parse({ id: nextJobId++, body, workspaceId, receivedAt, maxRecords });
 }

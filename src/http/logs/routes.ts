@@ -3,7 +3,7 @@ import type { Metrics } from '../../metrics.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import { admissionOf } from './admission.js';
-import { readJsonText } from '../middleware/jsonBody.js';
+import { readJsonBytes } from '../middleware/jsonBody.js';
 import { BatchRefused, parseLogBatch } from './batchParsers.js';
 import { LOG_BATCH_PATH } from './request.js';
 import { logBatchSchema } from './schema.js';
@@ -38,9 +38,9 @@ export function logRoutes(ingestor: LogIngestor | null, metrics: Metrics, maxBat
     async (ctx) => {
       if (ingestor === null) throw new Error('POST /v1.0/logs is mounted only in a process that ingests');
       const receivedAt = Date.now();
-      const text = await readJsonText(ctx);
+      const body = await readJsonBytes(ctx);
       const workspaceId = workspaceOf(ctx);
-      const batch = await parseLogBatch(text, workspaceId, receivedAt, maxBatchRecords).catch((err: unknown) => {
+      const batch = await parseLogBatch(body, workspaceId, receivedAt, maxBatchRecords).catch((err: unknown) => {
         if (!(err instanceof BatchRefused)) throw err;
         metrics.rejectedRecords.inc({ reason: 'invalid' }, err.recordCount);
         throw err.error;

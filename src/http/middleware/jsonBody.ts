@@ -1,9 +1,9 @@
 // Request bodies are JSON, at most 1 MB. A body of another content type is refused (415)
 // rather than silently ignored; a request without a body parses as {}.
 //
-// Log batches are the exception to parsing here: their route reads the body's text
-// (readJsonText, with the same checks and errors) and parses it off the event loop
-// (http/logs/batchParsers.ts).
+// Log batches are the exception to parsing here: their route reads the body's bytes
+// (readJsonBytes, with the same checks and errors) and decodes and parses them off the event
+// loop (http/logs/batchParsers.ts).
 import coBody from 'co-body';
 import type { Context, Middleware } from 'koa';
 import bodyParser from 'koa-bodyparser';
@@ -32,16 +32,24 @@ function hasJsonBody(ctx: Context): boolean {
 }
 
 /**
- * The text of a JSON body, decoded and limited as the parser reads it; null when the request
- * has no body (which parses as {}).
+ * The bytes of a JSON body, inflated and limited as the parser reads them, not yet decoded
+ * (decodeJsonText does that, where the body is parsed); null when the request has no body
+ * (which parses as {}).
  */
-export async function readJsonText(ctx: Context): Promise<string | null> {
+export async function readJsonBytes(ctx: Context): Promise<Buffer | null> {
   if (!hasJsonBody(ctx)) return null;
   try {
-    return await coBody.text(ctx, { limit: MAX_BODY, encoding: 'utf8' });
+    // co-body's text reader, which the JSON parser uses too; without an encoding it gives the bytes.
+    return (await coBody.text(ctx, { limit: MAX_BODY, encoding: null as unknown as string })) as unknown as Buffer;
   } catch (err) {
     throw bodyError(err);
   }
+}
+
+/** A body's bytes as the JSON parser reads them: UTF-8, a byte order mark dropped, malformed bytes as U+FFFD. */
+export function decodeJsonText(bytes: Uint8Array): string {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** Parses JSON bodies into ctx.request.body, except for the requests `readsItself` says read their own. */

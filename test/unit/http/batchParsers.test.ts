@@ -35,7 +35,7 @@ describe('log batch parser threads', () => {
       { event: 'jobs.done', value: -1, log_id: '0196F7A0-3C1E-7000-8000-000000000001' },
       { event: 'emoji 🙂', value: 0, meta: null },
     ];
-    const prepared = await parseLogBatch(JSON.stringify(batch), WORKSPACE, receivedAt, 250);
+    const prepared = await parseLogBatch(Buffer.from(JSON.stringify(batch)), WORKSPACE, receivedAt, 250);
     const onMain = prepareBatch(WORKSPACE, receivedAt, validateLogBatch(batch, receivedAt, 250));
     const withoutGenerated = ({ clientLogId, row }: { clientLogId: string; row: unknown[] }) =>
       clientLogId === '' ? row.map((v, i) => (i === 4 ? 'generated' : v)) : row;
@@ -53,9 +53,24 @@ describe('log batch parser threads', () => {
     ]);
   });
 
+  it('read the body as the JSON parser does: a byte order mark dropped, malformed UTF-8 as U+FFFD, a large body moved', async () => {
+    const records = Array.from({ length: 250 }, (_, i) => ({ event: 'bytes', value: i, meta: { note: `#${i} BAD` } }));
+    const text = JSON.stringify(records);
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text.replace('#7 BAD', '#7 X'))]);
+    // The one malformed byte: a lone continuation byte in place of the X.
+    bytes[bytes.indexOf('#7 ') + 3] = 0x80;
+    const body = new Uint8Array(bytes.length);
+    body.set(bytes);
+    const prepared = await parseLogBatch(body, WORKSPACE, receivedAt, 250);
+    expect(body.byteLength, 'moved to the thread, not copied').to.equal(0);
+    const metas = linesOf(prepared).map(({ row }) => JSON.parse(row[8] as string).note);
+    expect(metas[7]).to.equal('#7 \ufffd');
+    expect(metas.filter((m, i) => m !== `#${i} BAD`)).to.have.length(1);
+  });
+
   it('refuse what is not JSON, or poisons prototypes, with 400 invalid_json', async () => {
     for (const text of ['[{"event":', '{"__proto__": {"admin": true}}', ' ']) {
-      const err = await refusal(parseLogBatch(text, WORKSPACE, receivedAt, 250));
+      const err = await refusal(parseLogBatch(Buffer.from(text), WORKSPACE, receivedAt, 250));
       expect(err, text).to.be.instanceOf(HttpError);
       expect((err as HttpError).status).to.equal(400);
       expect((err as HttpError).code).to.equal('invalid_json');
@@ -63,7 +78,9 @@ describe('log batch parser threads', () => {
   });
 
   it('refuse a bad batch with every problem and its record count; no body reads as {}', async () => {
-    const err = await refusal(parseLogBatch(JSON.stringify([{ event: 'a', value: 1 }, { event: '', value: '5' }, {}]), WORKSPACE, receivedAt, 250));
+    const err = await refusal(
+      parseLogBatch(Buffer.from(JSON.stringify([{ event: 'a', value: 1 }, { event: '', value: '5' }, {}])), WORKSPACE, receivedAt, 250),
+    );
     expect(err).to.be.instanceOf(BatchRefused);
     const { error, recordCount } = err as BatchRefused;
     expect(recordCount).to.equal(3);
@@ -78,7 +95,7 @@ describe('log batch parser threads', () => {
   it('answer each of 2,000 batches sent at once with its own records', async () => {
     const answers = await Promise.all(
       Array.from({ length: 2_000 }, (_, b) =>
-        parseLogBatch(JSON.stringify(Array.from({ length: 1 + (b % 7) }, (_, i) => ({ event: `e${b}`, value: i }))), WORKSPACE, receivedAt, 250),
+        parseLogBatch(Buffer.from(JSON.stringify(Array.from({ length: 1 + (b % 7) }, (_, i) => ({ event: `e${b}`, value: i })))), WORKSPACE, receivedAt, 250),
       ),
     );
     answers.forEach((batch, b) => {
