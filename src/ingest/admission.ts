@@ -7,10 +7,11 @@
 //   from another's requests.
 // - Rate: each workspace has a token bucket of records. With INGEST_WORKSPACE_RECORDS_PER_S
 //   it refills at that rate, always. Unset, it applies only while the service is saturated
-//   (requests were refused for concurrency in the last few seconds), at a fair share of the
-//   capacity measured here (records journaled per second in saturated seconds), with
-//   headroom so that the estimate can rise: a workspace above its share is held back, one
-//   below it is not, and an idle service limits nobody. A request is admitted while the
+//   (requests were refused for concurrency in the last few seconds) and more than one
+//   workspace sends, at a fair share of the capacity measured here (records journaled per
+//   second in saturated seconds), with headroom so that the estimate can rise: a workspace
+//   above its share is held back, one below it is not, and an idle service, or one that
+//   serves a single workspace, limits nobody by rate. A request is admitted while the
 //   bucket is above zero and its records are taken once counted (the bucket may go below
 //   zero), so a batch larger than the burst is still admitted when the workspace has waited.
 // Both refusals are 429 with Retry-After; nothing of the batch is read or stored.
@@ -108,11 +109,17 @@ export class Admission {
     };
   }
 
-  /** Records per second each workspace may send now; null when unlimited (not saturated, or capacity not yet measured). */
+  /**
+   * Records per second each workspace may send now; null when unlimited: not saturated, the
+   * capacity not yet measured, or a workspace alone (its share is all of it, and the
+   * concurrency limit holds it to what the service can do; a rate would only slow it while
+   * the estimate catches up).
+   */
   private rate(now: number): number | null {
     if (this.config.workspaceRecordsPerS !== null) return this.config.workspaceRecordsPerS;
-    if (this.capacity === null || now >= this.saturatedUntil) return null;
-    return (this.capacity * HEADROOM) / this.active(now);
+    const active = this.active(now);
+    if (this.capacity === null || now >= this.saturatedUntil || active < 2) return null;
+    return (this.capacity * HEADROOM) / active;
   }
 
   private refill(ws: WorkspaceState, rate: number | null, now: number): RateLimitHeaders | null {

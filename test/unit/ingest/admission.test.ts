@@ -46,4 +46,31 @@ describe('ingest admission', () => {
       ticket.leave();
     }
   });
+
+  it('holds workspaces to a fair share of the measured capacity once saturated, but not a workspace alone', () => {
+    const { clock, admission } = admissionAt({ INGEST_MAX_CONCURRENT_REQUESTS: '2' });
+    /** A second in which `ws` sends 10 batches of 1,000 records, one beyond its concurrency share each time. */
+    const saturatedSecond = (ws: string) => {
+      for (let i = 0; i < 10; i++) {
+        const tickets = [admission.enter(ws), admission.enter(ws), admission.enter(ws)];
+        const admitted = tickets.filter((t): t is Admitted => t.admitted);
+        admitted[0]?.debit(1_000);
+        for (const t of admitted) t.leave();
+        clock.now += 100;
+      }
+    };
+    // Alone and saturated for 5 s: measured at 10,000 records/s, never refused for rate.
+    for (let s = 0; s < 5; s++) saturatedSecond('flood');
+    const alone = admission.enter('flood');
+    expect(alone).to.deep.include({ admitted: true, headers: null });
+    (alone as Admitted).leave();
+    // A second workspace sends: each may now take 10,000 x 1.25 / 2 records/s.
+    (admission.enter('other') as Admitted).leave();
+    clock.now += 1_000;
+    const shared = admission.enter('flood') as Admitted;
+    expect(shared.headers?.limit).to.equal(6_250);
+    shared.debit(3 * 6_250 + 1);
+    shared.leave();
+    expect(admission.enter('flood')).to.deep.include({ admitted: false, reason: 'rate' });
+  });
 });
