@@ -13,7 +13,8 @@ export const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
 export function encodeFrame(...parts: Uint8Array[]): Buffer {
   let length = 0;
   for (const part of parts) length += part.length;
-  const frame = Buffer.allocUnsafe(HEADER_BYTES + length);
+  // Its own memory (not Buffer's shared pool), so that it can move to the journal's writer thread.
+  const frame = Buffer.allocUnsafeSlow(HEADER_BYTES + length);
   frame.writeUInt32BE(FRAME_MAGIC, 0);
   frame.writeUInt32BE(length, 4);
   let at = HEADER_BYTES;

@@ -76,7 +76,9 @@ export class JournalFullError extends Error {
 }
 
 interface Queued {
+  /** Moves to the writer thread when written: its length is kept in `bytes`. */
   readonly frame: Buffer;
+  readonly bytes: number;
   readonly records: number;
   readonly journaledAt: number;
   resolve(): void;
@@ -158,7 +160,7 @@ export class Journal {
       return Promise.reject(new JournalFullError(this.unconsumedBytes + this.queuedBytes));
     }
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ frame, records, journaledAt, resolve, reject });
+      this.queue.push({ frame, bytes: frame.length, records, journaledAt, resolve, reject });
       this.queuedBytes += frame.length;
       void this.flush();
     });
@@ -265,7 +267,7 @@ export class Journal {
       while (this.queue.length > 0) {
         const batch = this.queue;
         this.queue = [];
-        const bytes = batch.reduce((n, q) => n + q.frame.length, 0);
+        const bytes = batch.reduce((n, q) => n + q.bytes, 0);
         try {
           if (this.activeSize > 0 && this.activeSize + bytes > this.options.segmentBytes) {
             this.activeSegment++;
@@ -277,10 +279,10 @@ export class Journal {
           stop();
           let offset = before;
           for (const q of batch) {
-            const entry = { segment: this.activeSegment, offset, end: offset + q.frame.length, records: q.records, journaledAt: q.journaledAt };
+            const entry = { segment: this.activeSegment, offset, end: offset + q.bytes, records: q.records, journaledAt: q.journaledAt };
             offset = entry.end;
             this.frames.push(entry);
-            this.unconsumedBytes += q.frame.length;
+            this.unconsumedBytes += q.bytes;
             this.unconsumedRecords += q.records;
           }
           this.queuedBytes -= bytes;

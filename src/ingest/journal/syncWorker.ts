@@ -95,9 +95,14 @@ export class SyncWorker {
     return this.run({ kind: 'open', path, folder });
   }
 
-  /** Appends the buffers to the open segment and fdatasyncs it; resolves with its new size. */
+  /**
+   * Appends the buffers to the open segment and fdatasyncs it; resolves with its new size.
+   * Buffers that own their memory move to the thread rather than being copied: they are
+   * empty afterwards.
+   */
   append(buffers: Buffer[]): Promise<number> {
-    return this.run({ kind: 'append', buffers });
+    const movable = buffers.filter((b) => b.byteOffset === 0 && b.byteLength === b.buffer.byteLength).map((b) => b.buffer as ArrayBuffer);
+    return this.run({ kind: 'append', buffers }, movable);
   }
 
   async close(): Promise<void> {
@@ -106,14 +111,14 @@ export class SyncWorker {
     await this.worker.terminate();
   }
 
-  private run(job: Job): Promise<number> {
+  private run(job: Job, transfer: ArrayBuffer[] = []): Promise<number> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     // The thread keeps the process alive only while a job waits for it.
     if (this.waiting.size === 0) this.worker.ref();
     return new Promise<number>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ ...job, id });
+      this.worker.postMessage({ ...job, id }, transfer);
     }).finally(() => {
       if (this.waiting.size === 0) this.worker.unref();
     });
