@@ -46,8 +46,52 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
+/** The decimal digits text[from, to) as a number; NaN when one is not a digit. */
+function digitsAt(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return Number.NaN;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/**
+ * ms of `YYYY-MM-DDTHH:MM:SS[.fraction]Z` from 1970 on, the form clients send, read without
+ * a regular expression or Date.parse (they took a third of validating a record); the same
+ * number as Date.parse (fractions cut to ms). NaN for any other form or a date that does
+ * not exist, which the general path then decides.
+ */
+function utcDateTime(text: string): number {
+  const length = text.length;
+  if (length < 20 || length === 21 || text.charCodeAt(length - 1) !== 90 /* Z */) return Number.NaN;
+  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) {
+    return Number.NaN; // - - T : :
+  }
+  let millis = 0;
+  if (length > 20) {
+    if (text.charCodeAt(19) !== 46 /* . */ || Number.isNaN(digitsAt(text, 20, length - 1))) return Number.NaN;
+    const fraction = Math.min(3, length - 21);
+    millis = digitsAt(text, 20, 20 + fraction) * (fraction === 3 ? 1 : fraction === 2 ? 10 : 100);
+  }
+  const year = digitsAt(text, 0, 4);
+  const month = digitsAt(text, 5, 7);
+  const day = digitsAt(text, 8, 10);
+  const hour = digitsAt(text, 11, 13);
+  const minute = digitsAt(text, 14, 16);
+  const second = digitsAt(text, 17, 19);
+  // Comparisons with NaN are false: a non-digit fails each check.
+  if (!(year >= 1970 && month >= 1 && month <= 12 && day >= 1 && hour <= 23 && minute <= 59 && second <= 59)) return Number.NaN;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!)) return Number.NaN;
+  return Date.UTC(year, month - 1, day, hour, minute, second, millis);
+}
+
 /** ms of an RFC 3339 date-time that the schema's format accepts too; NaN when unsure. */
 function quickDateTime(text: string): number {
+  const utc = utcDateTime(text);
+  if (!Number.isNaN(utc)) return utc;
   const m = DATE_TIME.exec(text);
   if (m === null) return NaN;
   const year = Number(m[1]);
