@@ -79,7 +79,6 @@ export function prepareBatch(workspaceId: string, receivedAt: number, records: r
   const count = records.length;
   const received = new Date(receivedAt).toISOString();
   const rowStart = `[${JSON.stringify(workspaceId)},"`;
-  const rowStartBytes = Buffer.byteLength(rowStart, 'utf8');
   const pairs: LogPair[] = [];
   /** A pair's columns after its event id, by agent then event. */
   const pairIndex = new Map<string, Map<string, number>>();
@@ -87,8 +86,11 @@ export function prepareBatch(workspaceId: string, receivedAt: number, records: r
   const pairOf = new Int32Array(count);
   const clientLogIds = new Array<string>(count);
   const clientLogIdWords = new Int32Array(count * 4);
-  const lines = new Array<string>(count);
-  let bound = 0;
+  // Offsets are counted in characters while the text is built, and are bytes too when it is
+  // all ASCII (by far the common case); otherwise they are converted once at the end.
+  const lineStarts = new Int32Array(count + 1);
+  const rowEventIdAt = new Int32Array(count);
+  let text = '';
   for (let i = 0; i < count; i++) {
     const r = records[i]!;
     let events = pairIndex.get(r.agent);
@@ -107,23 +109,17 @@ export function prepareBatch(workspaceId: string, receivedAt: number, records: r
     const clientLogId = r.clientLogId ? r.logId : '';
     clientLogIds[i] = clientLogId;
     if (r.clientLogId) uuidWords(r.logId, clientLogIdWords, i * 4);
-    const line = `\n${EVENT_ID_BLANK}\t${r.occurredAt}\t${clientLogId}\t${rowStart}${EVENT_ID_BLANK}${pairColumns[pair]}${r.logId}",${r.value},"${isoString(r.occurredAt)}","${received}",${JSON.stringify(r.meta)}`;
-    lines[i] = line;
-    bound += line.length * 3;
+    const head = `\n${EVENT_ID_BLANK}\t${r.occurredAt}\t${clientLogId}\t${rowStart}`;
+    lineStarts[i] = text.length;
+    rowEventIdAt[i] = text.length + head.length;
+    text += `${head}${EVENT_ID_BLANK}${pairColumns[pair]}${r.logId}",${r.value},"${isoString(r.occurredAt)}","${received}",${JSON.stringify(r.meta)}`;
   }
+  lineStarts[count] = text.length;
+  const size = Buffer.byteLength(text, 'utf8');
   // Its own memory (not Buffer's shared pool), so that it can be transferred.
-  const bytes = Buffer.allocUnsafeSlow(bound);
-  const lineStarts = new Int32Array(count + 1);
-  const rowEventIdAt = new Int32Array(count);
-  let size = 0;
-  for (let i = 0; i < count; i++) {
-    const line = lines[i]!;
-    lineStarts[i] = size;
-    // Newline, blank, tab, occurred_at, tab, client log_id, tab: ASCII, a byte per character.
-    rowEventIdAt[i] = size + line.indexOf('\t[') + 1 + rowStartBytes;
-    size += bytes.write(line, size, 'utf8');
-  }
-  lineStarts[count] = size;
+  const bytes = Buffer.allocUnsafeSlow(size);
+  bytes.write(text, 0, 'utf8');
+  if (size !== text.length) toByteOffsets(text, lineStarts, rowEventIdAt);
   return {
     workspaceId,
     receivedAt,
@@ -136,6 +132,19 @@ export function prepareBatch(workspaceId: string, receivedAt: number, records: r
     clientLogIds,
     clientLogIdWords,
   };
+}
+
+/** Turns character offsets into `text` into UTF-8 byte offsets, in place. */
+function toByteOffsets(text: string, lineStarts: Int32Array, rowEventIdAt: Int32Array): void {
+  let lineBytes = 0;
+  for (let i = 0; i < rowEventIdAt.length; i++) {
+    const start = lineStarts[i]!;
+    const next = lineStarts[i + 1]!;
+    rowEventIdAt[i] = lineBytes + Buffer.byteLength(text.slice(start, rowEventIdAt[i]), 'utf8');
+    lineStarts[i] = lineBytes;
+    lineBytes += Buffer.byteLength(text.slice(start, next), 'utf8');
+  }
+  lineStarts[rowEventIdAt.length] = lineBytes;
 }
 
 /** What of a PreparedBatch is transferred rather than copied between threads. */

@@ -22,17 +22,18 @@ const timezoneOf = (eventId: string) => EVENTS[eventId]!;
 /** Events are named `temp.°C/<n>`: the nth event id. */
 const eventIdOf = (pair: Pick<LogPair, 'event'>) => EVENT_IDS[Number(pair.event.split('/')[1])]!;
 
-function records(count: number, seed: number): NewLogRecord[] {
+/** Records of agents, events and meta outside ASCII, unless `ascii`. */
+function records(count: number, seed: number, ascii = false): NewLogRecord[] {
   const at = Date.UTC(2026, 8, 6, 23, 30);
   return Array.from({ length: count }, (_, i) => ({
     logId: `0190b3c4-0000-7000-8000-${String(seed * 1000 + i).padStart(12, '0')}`,
     clientLogId: i % 4 !== 0,
-    agent: i % 2 === 0 ? 'ågent "quoted"' : 'default',
+    agent: i % 2 === 0 ? (ascii ? 'agent "quoted"' : 'ågent "quoted"') : 'default',
     // Runs of one event, then another: the body builder skips lookups within a run.
-    event: `temp.°C/${Math.floor((i + seed) / 3) % EVENT_IDS.length}`,
+    event: `${ascii ? 'temp.C' : 'temp.°C'}/${Math.floor((i + seed) / 3) % EVENT_IDS.length}`,
     value: i * 1.5 - 7,
     occurredAt: at + i * 37 * 60_000,
-    meta: i % 3 === 0 ? '' : JSON.stringify({ note: 'tab\tnewline\n emoji 🌡', i }),
+    meta: i % 3 === 0 ? '' : JSON.stringify({ note: ascii ? 'tab\tnewline\n' : 'tab\tnewline\n emoji 🌡', i }),
   }));
 }
 
@@ -45,22 +46,24 @@ function linesOf(payload: Buffer) {
 }
 
 describe('journaled batches', () => {
-  // A workspace name outside ASCII moves every row's event id by more bytes than characters.
-  const batches = [records(40, 1), records(25, 7)].map((rows, b) => ({
+  // Text outside ASCII (the workspace's name in the first, records in the first two) moves
+  // offsets by more bytes than characters; the third is all ASCII.
+  const workspaceOf = (b: number) => (b === 0 ? `ws-ø-${b}` : `ws-${b}`);
+  const batches = [records(40, 1), records(25, 7), records(30, 2, true)].map((rows, b) => ({
     rows,
-    payload: payloadOfRecords(`ws-ø-${b}`, 2_000 + b, 1_000 + b, rows, eventIdOf),
+    payload: payloadOfRecords(workspaceOf(b), 2_000 + b, 1_000 + b, rows, eventIdOf),
   }));
 
   it('hold each record, its event id filled in, once', () => {
     for (const [b, { rows, payload }] of batches.entries()) {
-      expect(decodeBatch(payload)).to.include({ workspaceId: `ws-ø-${b}`, journaledAt: 1_000 + b });
+      expect(decodeBatch(payload)).to.include({ workspaceId: workspaceOf(b), journaledAt: 1_000 + b });
       expect(linesOf(payload)).to.deep.equal(
         rows.map((r) => ({
           eventId: eventIdOf(r),
           occurredAt: r.occurredAt,
           clientLogId: r.clientLogId ? r.logId : '',
           row: [
-            `ws-ø-${b}`,
+            workspaceOf(b),
             eventIdOf(r),
             r.agent,
             r.event,
