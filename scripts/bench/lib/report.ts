@@ -6,7 +6,10 @@ import type { OpenLoopResult, OverloadResult } from './phases.js';
 export interface ServiceFigures {
   readonly rssAtStartBytes: number | null;
   readonly peakRssBytes: number | null;
+  /** VmHWM once the load is over and the journal drained, before the run's count checks. */
   readonly highWaterMarkBytes: number | null;
+  /** VmHWM after the count checks (their uniqExact over every stored log_id is the bench's, not ingest's). */
+  readonly highWaterMarkAfterChecksBytes: number | null;
   readonly clickhouseInserts: number | null;
   readonly clickhouseInsertSeconds: number | null;
   readonly ingestedRecords: number | null;
@@ -101,7 +104,7 @@ export function formatReport(r: RunReport): string {
     `overload                  ${overload.clients} clients for the phase: ${int(overload.acceptedRecords)} records accepted (${statusList(overload.statuses)})`,
     `  GET /v1.0/events (ms)   ${latencyLine(overload.controlPlaneMs)}   (${overload.controlPlaneMs.length} reads, ${overload.controlPlaneFailures} failed)`,
     '',
-    `service peak RSS          ${mib(service.peakRssBytes)} sampled every 200 ms (${mib(service.rssAtStartBytes)} at start); VmHWM ${mib(service.highWaterMarkBytes)}`,
+    `service peak RSS          ${mib(service.peakRssBytes)} sampled every 200 ms (${mib(service.rssAtStartBytes)} at start); VmHWM ${mib(service.highWaterMarkBytes)} (${mib(service.highWaterMarkAfterChecksBytes)} after the count checks)`,
     `ClickHouse inserts        ${int(service.clickhouseInserts)}, mean ${int((service.ingestedRecords ?? NaN) / (service.clickhouseInserts ?? NaN))} rows, mean ${ms(((service.clickhouseInsertSeconds ?? NaN) * 1000) / (service.clickhouseInserts ?? NaN))} ms`,
     `journal fsyncs            ${int(service.fsyncs)}, mean ${ms(((service.fsyncSeconds ?? NaN) * 1000) / (service.fsyncs ?? NaN))} ms`,
     `stored vs acknowledged    acknowledged ${int(counts.acknowledged)}; logs ${int(counts.logs)} (${int(counts.uniqueLogIds)} unique ids); minute ${int(counts.minute)}, hour ${int(counts.hour)}, day ${int(counts.day)}`,
