@@ -255,20 +255,30 @@ export function eventIdsIn(payload: Buffer, into: Set<string>): void {
  * bytes without decoding them: each line's row, with day_start from its event's timezone now.
  */
 export function insertBody(payloads: readonly Buffer[], timezoneOf: (eventId: string) => string): Buffer {
+  const out = Buffer.allocUnsafe(insertRowsBound(payloads));
+  return out.subarray(0, writeInsertRows(payloads, timezoneOf, out, 0));
+}
+
+/** The most bytes the insert rows of the payloads take. */
+export function insertRowsBound(payloads: readonly Buffer[]): number {
   let bound = 0;
   for (const payload of payloads) {
     bound += payload.length;
     for (let at = payload.indexOf(NEWLINE); at >= 0; at = payload.indexOf(NEWLINE, at + 1)) bound += MAX_ROW_END_BYTES;
   }
-  const out = Buffer.allocUnsafe(bound);
+  return bound;
+}
+
+/** Writes the insert rows of the payloads (insertBody) into `out` from `at`, which holds insertRowsBound of them; returns where they end. */
+export function writeInsertRows(payloads: readonly Buffer[], timezoneOf: (eventId: string) => string, out: Buffer, at: number): number {
   const rowEnds = new Map<number, Buffer>();
   let timezone = 'UTC';
   // Where the last event id looked up lies, so that a line of the same event skips the lookup.
   let known: { payload: Buffer; start: number; end: number } | null = null;
-  let size = 0;
+  let size = at;
   for (const payload of payloads) {
-    for (let at = payload.indexOf(NEWLINE); at >= 0; ) {
-      const start = at + 1;
+    for (let line = payload.indexOf(NEWLINE); line >= 0; ) {
+      const start = line + 1;
       const next = payload.indexOf(NEWLINE, start);
       const end = next < 0 ? payload.length : next;
       const first = payload.indexOf(TAB, start);
@@ -291,8 +301,8 @@ export function insertBody(payloads: readonly Buffer[], timezoneOf: (eventId: st
       // A dozen bytes: a loop costs less than a call into Buffer's native code.
       for (let k = 0; k < rowEnd.length; k++) out[size + k] = rowEnd[k]!;
       size += rowEnd.length;
-      at = next;
+      line = next;
     }
   }
-  return out.subarray(0, size);
+  return size;
 }

@@ -103,6 +103,7 @@ export class Journal {
   private activeSize = 0;
   private readonly worker = new SyncWorker();
   private reader: { segment: number; handle: fs.FileHandle } | null = null;
+  private readBuffer = Buffer.alloc(0);
   private closed = false;
   /** The lowest segment number that may still exist on disk. */
   private oldestSegment: number;
@@ -190,7 +191,11 @@ export class Journal {
     return taken;
   }
 
-  /** The payloads of consecutive frames of one segment, read back from disk and checked. */
+  /**
+   * The payloads of consecutive frames of one segment, read back from disk and checked; in
+   * the journal's read buffer, valid until the next read (kept from read to read for the
+   * reason the writer keeps its insert body, journalWriter.ts).
+   */
   async read(frames: readonly FrameEntry[]): Promise<Buffer[]> {
     if (frames.length === 0) return [];
     const first = frames[0]!;
@@ -200,7 +205,8 @@ export class Journal {
       this.reader = null;
       this.reader = { segment: first.segment, handle: await fs.open(this.segmentPath(first.segment), constants.O_RDONLY) };
     }
-    const bytes = Buffer.allocUnsafe(last.end - first.offset);
+    if (this.readBuffer.length < last.end - first.offset) this.readBuffer = Buffer.allocUnsafeSlow(last.end - first.offset);
+    const bytes = this.readBuffer.subarray(0, last.end - first.offset);
     const { bytesRead } = await this.reader.handle.read(bytes, 0, bytes.length, first.offset);
     const scanned = scanFrames(bytes.subarray(0, bytesRead), first.offset);
     if (scanned.damage.length > 0 || scanned.frames.length !== frames.length) {
