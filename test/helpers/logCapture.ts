@@ -1,8 +1,9 @@
 import { Writable } from 'node:stream';
+import type { LogLevel } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 
 /** A logger in the service's own format whose lines are kept for assertions. */
-export function capturingLogger(): { logger: Logger; lines: string[] } {
+export function capturingLogger(level: LogLevel = 'debug'): { logger: Logger; lines: string[] } {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -10,5 +11,5 @@ export function capturingLogger(): { logger: Logger; lines: string[] } {
       done();
     },
   });
-  return { logger: createLogger('debug', stream), lines };
+  return { logger: createLogger(level, stream), lines };
 }

@@ -20,14 +20,16 @@ export function requestContext(logger: Logger, metrics: Metrics): Middleware<App
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
       metrics.httpRequests.inc({ method: ctx.method, route: String(route), status: String(ctx.status) });
-      logger.info('request', {
-        request_id: ctx.state.requestId,
-        method: ctx.method,
-        path: ctx.path,
-        status: ctx.status,
-        duration_ms: Math.round(durationMs * 10) / 10,
-        ...(ctx.state.workspaceId === undefined ? {} : { workspace_id: ctx.state.workspaceId }),
-      });
+      // Checked first: below the level, winston would still build the line and pass it down its stream.
+      if (logger.isInfoEnabled())
+        logger.info('request', {
+          request_id: ctx.state.requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          duration_ms: Math.round(durationMs * 10) / 10,
+          ...(ctx.state.workspaceId === undefined ? {} : { workspace_id: ctx.state.workspaceId }),
+        });
     }
   };
 }
