@@ -21,4 +21,4 @@ COPY schema ./schema
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 8080
-CMD ["node", "--enable-source-maps", "--max-semi-space-size=64", "dist/src/main.js"]
+CMD ["node", "--enable-source-maps", "dist/src/main.js"]
