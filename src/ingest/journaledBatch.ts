@@ -2,9 +2,10 @@
 // insert rows. The parser thread that validates a batch serialises each record once
 // (prepareBatch), as its JSONCompactEachRow row for the logs table up to the last column, with
 // a blank for its event id, which the ingest path fills in (journalPayload); only day_start is
-// added at insert time, from the event's timezone then. A payload is UTF-8 text: a header line (workspace, append time), then
-// one line per record: event id, occurred_at (ms), the client's log_id or '', the row. JSON
-// text never holds a raw tab or newline, so the fields split unambiguously.
+// added at insert time, from the event's timezone then. A payload is UTF-8 text: a header
+// line (workspace, append time), then one line per record: event id, occurred_at (ms), the
+// client's log_id or '', the row. JSON text never holds a raw tab or newline, so the fields
+// split unambiguously.
 import { isoString } from '../time/isoString.js';
 import { localDayStart } from '../time/localDay.js';
 import type { FrameSummary } from './journal/journal.js';
@@ -80,8 +81,9 @@ export function prepareBatch(workspaceId: string, receivedAt: number, records: r
   const received = new Date(receivedAt).toISOString();
   const rowStart = `[${JSON.stringify(workspaceId)},"`;
   const pairs: LogPair[] = [];
-  /** A pair's columns after its event id, by agent then event. */
+  /** agent → event → index of the pair. */
   const pairIndex = new Map<string, Map<string, number>>();
+  /** Each pair's columns after its event id, up to the record's log_id. */
   const pairColumns: string[] = [];
   const pairOf = new Int32Array(count);
   const clientLogIds = new Array<string>(count);
@@ -124,7 +126,7 @@ export function prepareBatch(workspaceId: string, receivedAt: number, records: r
     workspaceId,
     receivedAt,
     records: count,
-    lines: bytes.subarray(0, size),
+    lines: bytes,
     lineStarts,
     rowEventIdAt,
     pairs,

@@ -88,7 +88,8 @@ export class LogIngestor {
 
   /** Journals the batch's records; resolves once they are durable. Throws 400 or 503 when it cannot take them. */
   async ingest(batch: PreparedBatch): Promise<void> {
-    const { workspaceId, clientLogIds, clientLogIdWords } = batch;
+    // The batch's client log_ids, as text and as words (recentLogIds.ts).
+    const { workspaceId, clientLogIds: clientIds, clientLogIdWords: clientIdWords } = batch;
     if (batch.records === 0) return;
     if (this.closing) throw unavailable('shutting_down', 'The service is shutting down; nothing of this batch was stored. Retry after the given delay.', 1);
     const { resolved, eventIds } = await this.resolvePairs(batch);
@@ -107,13 +108,13 @@ export class LogIngestor {
     const behind: { index: number; before: Promise<boolean> }[] = [];
     let duplicates = 0;
     for (let i = 0; i < batch.records; i++) {
-      const logId = clientLogIds[i]!;
+      const logId = clientIds[i]!;
       if (logId === '') {
         kept.push(i);
         continue;
       }
       const before = inFlight.get(logId);
-      if (before === outcome || this.recentIds.has(workspaceId, clientLogIdWords, i * 4)) {
+      if (before === outcome || this.recentIds.has(workspaceId, clientIdWords, i * 4)) {
         duplicates++;
         continue;
       }
@@ -127,7 +128,7 @@ export class LogIngestor {
     try {
       for (const { index, before } of behind) {
         // Carried by an earlier request too: ours only if that one failed.
-        if ((await before) || this.recentIds.has(workspaceId, clientLogIdWords, index * 4)) duplicates++;
+        if ((await before) || this.recentIds.has(workspaceId, clientIdWords, index * 4)) duplicates++;
         else kept.push(index);
       }
       if (kept.length > 0) {
@@ -136,7 +137,7 @@ export class LogIngestor {
         await this.journal.append(payload, kept.length, journaledAt);
         this.appendedFrames++;
         this.writer.wake();
-        for (const i of kept) if (clientLogIds[i] !== '') this.recentIds.add(workspaceId, clientLogIdWords, i * 4, journaledAt);
+        for (const i of kept) if (clientIds[i] !== '') this.recentIds.add(workspaceId, clientIdWords, i * 4, journaledAt);
       }
       journaled = true;
       this.deps.metrics.acceptedRecords.inc(kept.length);
