@@ -6,6 +6,7 @@
 // line (workspace, append time), then one line per record: event id, occurred_at (ms), the
 // client's log_id or '', the row. JSON text never holds a raw tab or newline, so the fields
 // split unambiguously.
+import { movableMemory } from '../movableMemory.js';
 import { isoString } from '../time/isoString.js';
 import { localDayStart } from '../time/localDay.js';
 import type { FrameSummary } from './journal/journal.js';
@@ -151,7 +152,7 @@ function toByteOffsets(text: string, lineStarts: Int32Array, rowEventIdAt: Int32
 
 /** What of a PreparedBatch is transferred rather than copied between threads. */
 export const transferablesOf = (batch: PreparedBatch): ArrayBuffer[] =>
-  [batch.lines, batch.lineStarts, batch.rowEventIdAt, batch.pairOf, batch.clientLogIdWords].map((a) => a.buffer as ArrayBuffer);
+  movableMemory([batch.lines, batch.lineStarts, batch.rowEventIdAt, batch.pairOf, batch.clientLogIdWords]);
 
 /**
  * The journal payload of the batch's records `kept` (indexes, in any order; by default every

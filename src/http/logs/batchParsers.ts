@@ -16,6 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AppError, type AppErrorOptions, type ErrorDetail, type ErrorKind } from '../../errors.js';
 import type { PreparedBatch } from '../../ingest/journaledBatch.js';
+import { movableMemory } from '../../movableMemory.js';
 import { invalidJson } from '../middleware/jsonBody.js';
 
 /** One core is the main thread's; up to four parse. */
@@ -88,10 +89,7 @@ class ParserThread {
       // Kept alive only while it holds a batch.
       if (this.pending.size === 0) this.worker.ref();
       this.pending.set(job.id, { resolve, reject });
-      // The body's bytes move to the thread when they own their memory (not a slice of Buffer's shared pool).
-      const body = job.body;
-      const movable = body !== null && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
-      this.worker.postMessage(job, movable ? [body.buffer as ArrayBuffer] : []);
+      this.worker.postMessage(job, movableMemory([job.body]));
     });
   }
 

@@ -5,6 +5,7 @@
 // new), or append buffers and fdatasync them. A failed append is cut back off the file, so
 // that a later append never lands behind half a frame.
 import { Worker } from 'node:worker_threads';
+import { movableMemory } from '../../movableMemory.js';
 
 // Plain JavaScript, evaluated as the worker's script: no loader is needed under tsx or node.
 const WORKER_SOURCE = `
@@ -101,8 +102,7 @@ export class SyncWorker {
    * empty afterwards.
    */
   append(buffers: Buffer[]): Promise<number> {
-    const movable = buffers.filter((b) => b.byteOffset === 0 && b.byteLength === b.buffer.byteLength).map((b) => b.buffer as ArrayBuffer);
-    return this.run({ kind: 'append', buffers }, movable);
+    return this.run({ kind: 'append', buffers }, movableMemory(buffers));
   }
 
   async close(): Promise<void> {
