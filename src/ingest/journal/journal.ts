@@ -205,8 +205,9 @@ export class Journal {
       this.reader = null;
       this.reader = { segment: first.segment, handle: await fs.open(this.segmentPath(first.segment), constants.O_RDONLY) };
     }
-    if (this.readBuffer.length < last.end - first.offset) this.readBuffer = Buffer.allocUnsafeSlow(last.end - first.offset);
-    const bytes = this.readBuffer.subarray(0, last.end - first.offset);
+    const length = last.end - first.offset;
+    if (this.readBuffer.length < length) this.readBuffer = Buffer.allocUnsafeSlow(length);
+    const bytes = this.readBuffer.subarray(0, length);
     const { bytesRead } = await this.reader.handle.read(bytes, 0, bytes.length, first.offset);
     const scanned = scanFrames(bytes.subarray(0, bytesRead), first.offset);
     if (scanned.damage.length > 0 || scanned.frames.length !== frames.length) {
