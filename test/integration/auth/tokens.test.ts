@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { hashToken } from '../../../src/auth/tokens.js';
+import { hashToken, issueToken, TokenAuthenticator } from '../../../src/auth/tokens.js';
+import type { Queryable } from '../../../src/stores/postgres.js';
 import { storedLogCount } from '../../helpers/logs.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 
@@ -34,5 +35,31 @@ describe('workspace tokens', () => {
     const res = await sendOne(oldToken, 'legacy.sent');
     expect(res.status).to.equal(200);
     expect(await storedLogCount(svc.stores.clickhouse, 'legacy-ws')).to.equal(1);
+  });
+
+  it('looked up by many requests at once, are read from Postgres once', async () => {
+    let lookups = 0;
+    const counted: Queryable = {
+      query: (text, params) => {
+        lookups++;
+        return svc.stores.postgres.query(text, params);
+      },
+    };
+    const authenticator = new TokenAuthenticator(counted);
+    const { token } = await issueToken(svc.stores.postgres, 'crowd-ws', undefined);
+    const answers = await Promise.all(Array.from({ length: 50 }, () => authenticator.authenticate(token)));
+    expect(answers).to.deep.equal(Array(50).fill('crowd-ws'));
+    expect(lookups).to.equal(1);
+
+    // An unknown token is shared while looked up, never remembered: once issued, it works.
+    const later = `chp_${randomBytes(32).toString('base64url')}`;
+    expect(await Promise.all([authenticator.authenticate(later), authenticator.authenticate(later)])).to.deep.equal([null, null]);
+    expect(lookups).to.equal(2);
+    await svc.stores.postgres.query('INSERT INTO api_tokens (token_hash, user_id, token_prefix) VALUES ($1, $2, $3)', [
+      hashToken(later),
+      'crowd-ws',
+      later.slice(0, 8),
+    ]);
+    expect(await authenticator.authenticate(later)).to.equal('crowd-ws');
   });
 });
