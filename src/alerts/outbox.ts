@@ -60,6 +60,17 @@ export async function holdNotifications(tx: Queryable, notificationIds: readonly
   await tx.query(`UPDATE alert_notifications SET held_since = $2 WHERE notification_id = ANY ($1::uuid[])`, [notificationIds, at]);
 }
 
+/**
+ * Whether any notification is held or waits to be dispatched: one statement outside a
+ * transaction, so that a worker's idle poll does not hold the connection (the embedded
+ * Postgres has one) through BEGIN, a query and COMMIT.
+ */
+export async function outboxHas(db: Queryable, what: 'held' | 'undispatched'): Promise<boolean> {
+  const where = what === 'held' ? 'held_since IS NOT NULL' : 'dispatched_at IS NULL';
+  const rows = await db.query<{ found: boolean }>(`SELECT EXISTS (SELECT 1 FROM alert_notifications WHERE ${where}) AS found`);
+  return rows[0]?.found === true;
+}
+
 /** A held notification with its alert as it is now. */
 export interface HeldNotification {
   readonly notificationId: string;

@@ -4,7 +4,7 @@
 // silenced attempts instead (recorded, never sent); a silenced alert.triggered is also held,
 // to be notified when the silence ends (src/silences/release.ts). SKIP LOCKED lets several
 // workers dispatch side by side without taking the same notification.
-import { holdNotifications, type NotificationType } from '../alerts/outbox.js';
+import { holdNotifications, outboxHas, type NotificationType } from '../alerts/outbox.js';
 import { channelModule, type Channel } from '../channels/registry.js';
 import type { Credentials } from '../channels/types.js';
 import { silencedNotificationIds } from '../silences/check.js';
@@ -32,6 +32,7 @@ export async function dispatchNotifications(
   settings: DeliverySettings,
   limit: number,
 ): Promise<{ notifications: number; attempts: number }> {
+  if (!(await outboxHas(postgres, 'undispatched'))) return { notifications: 0, attempts: 0 };
   return postgres.transaction(async (tx) => {
     // Routing (docs/api.md, Destinations and deliveries): scope all, or the alert's policy among the destination's policy_ids.
     const rows = await tx.query<PendingNotification>(

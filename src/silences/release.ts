@@ -4,7 +4,7 @@
 // notification is released in the same transaction that writes the new one, so it is
 // notified exactly once however many workers run.
 import { OPEN_STATUSES } from '../alerts/model.js';
-import { lockHeldNotifications, notifyAgain, unholdNotifications, type HeldNotification } from '../alerts/outbox.js';
+import { lockHeldNotifications, notifyAgain, outboxHas, unholdNotifications, type HeldNotification } from '../alerts/outbox.js';
 import type { PostgresStore, Queryable } from '../stores/postgres.js';
 import { anySilenceCovers } from './coverage.js';
 import { silencesOverlapping } from './store.js';
@@ -13,6 +13,7 @@ const RELEASE_BATCH = 500;
 
 /** Releases the held notifications whose silences have ended at `now`; returns how many alerts were notified again. */
 export async function releaseHeldNotifications(postgres: PostgresStore, now: Date): Promise<number> {
+  if (!(await outboxHas(postgres, 'held'))) return 0;
   return postgres.transaction(async (tx) => {
     let notified = 0;
     let after: string | null = null;
