@@ -1,14 +1,14 @@
 // One Postgres interface for both modes. Both go through `pg`, so result types, error codes
 // and SQL are identical: a server through a pg.Pool, or embedded PGlite served to a
-// one-connection pg.Pool over a private Unix socket (pglite-socket).
+// one-connection pg.Pool inside the process (pgliteConnection.ts).
 //
 // No statement's failure may cost the next caller its connection. pg-pool's own
 // `pool.query` discards the connection after *any* error, a unique violation included; with
-// the one embedded connection the replacement then raced the old socket's close against the
-// socket server's connection cap, and the next caller got EPIPE (issue 7). So a connection is
-// kept after an error the server reported (it answered, and the session is in sync again once
-// it is ready for the next query) and replaced only after a connection-level failure, and a
-// session is never handed back inside a transaction.
+// the one embedded connection (then served over a socket) the replacement raced the old
+// socket's close against the socket server's connection cap, and the next caller got EPIPE
+// (issue 7). So a connection is kept after an error the server reported (it answered, and the
+// session is in sync again once it is ready for the next query) and replaced only after a
+// connection-level failure, and a session is never handed back inside a transaction.
 //
 // A connection can also be cut while it is checked out (a Postgres restart or fail-over,
 // pg_terminate_backend, idle_in_transaction_session_timeout): the pool listens for errors of
@@ -18,11 +18,10 @@
 // fails with 503 database_unavailable (as does one that cannot connect), and the pool opens
 // new connections for the next callers, so the service recovers by itself when Postgres is
 // back.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import pg from 'pg';
 import { unavailable } from '../errors.js';
+import { PgliteConnection } from './pgliteConnection.js';
 
 export type Row = Record<string, unknown>;
 
@@ -63,30 +62,13 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
 async function openEmbedded(dir: string): Promise<PostgresStore> {
   // Loaded only in embedded mode: PGlite is a WASM build of Postgres, no server process.
   const { PGlite } = await import('@electric-sql/pglite');
-  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   await mkdir(dir, { recursive: true });
   const db = await PGlite.create(dir);
-  // A socket in a fresh 0700 temp folder: reachable only by this user, never on the network.
-  const socketDir = await mkdtemp(path.join(os.tmpdir(), 'alertmon-pg-'));
-  // Room for a replacement connection while a discarded one is still closing (Node refuses
-  // connections past the cap outright); the pool below still uses one at a time.
-  const server = new PGLiteSocketServer({ db, path: path.join(socketDir, '.s.PGSQL.5432'), maxConnections: 4 });
-  await server.start();
   // PGlite is one session: a single pooled connection keeps every transaction whole.
-  const pool = new pg.Pool({
-    host: socketDir,
-    port: 5432,
-    user: 'postgres',
-    database: 'postgres',
-    max: 1,
-    idleTimeoutMillis: 0,
-    types,
-  });
+  const pool = new pg.Pool({ stream: () => new PgliteConnection(db), user: 'postgres', database: 'postgres', max: 1, idleTimeoutMillis: 0, types });
   return poolStore('embedded', pool, async () => {
     await pool.end();
-    await server.stop();
     await db.close();
-    await rm(socketDir, { recursive: true, force: true });
   });
 }
 
