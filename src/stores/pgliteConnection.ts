@@ -14,7 +14,7 @@ import type { PGlite } from '@electric-sql/pglite';
 
 /** The startup message's protocol version field: 3.0. */
 const PROTOCOL_3_0 = 196608;
-/** Terminate: the end of the connection, not a statement for PGlite. */
+/** Terminate's type byte. */
 const TERMINATE = 0x58;
 
 export class PgliteConnection extends Duplex {
@@ -60,7 +60,6 @@ export class PgliteConnection extends Duplex {
     }
     this.running = this.running.then(async () => {
       for (const message of messages) {
-        if (message[0] === TERMINATE && this.started) continue;
         await this.db.runExclusive(() => this.db.execProtocolRawStream(message, { onRawData: (reply) => this.push(Buffer.from(reply)) }));
       }
     });
@@ -112,7 +111,8 @@ export class PgliteConnection extends Duplex {
         length = 1 + buffer.readInt32BE(1);
       }
       if (buffer.length < length) break;
-      messages.push(new Uint8Array(buffer.subarray(0, length)));
+      // Terminate ends the connection (pg then ends the stream); PGlite's session goes on.
+      if (!this.started || buffer[0] !== TERMINATE) messages.push(new Uint8Array(buffer.subarray(0, length)));
       this.unread = buffer.subarray(length);
       this.started = true;
     }
