@@ -2,9 +2,10 @@
 // its event ids filled in). Under load dozens of requests become ready at once (a group
 // commit answers them together and their clients send again at once): run as they come,
 // they hold the event loop for tens of milliseconds, and every I/O callback in between waits
-// for all of them. A control-plane read, whose Postgres query takes a few such callbacks,
-// then waits several times over. Work given to `run` goes in arrival order, at most
-// `budgetMs` of it per event-loop iteration, with the loop's I/O between turns.
+// for all of them. A control-plane read, which takes a few such callbacks (its request, and
+// on a Postgres server its query's reply), then waits several times over. Work given to
+// `run` goes in arrival order, at most `budgetMs` of it per event-loop iteration, with the
+// loop's I/O between turns.
 export class Turns {
   private readonly waiting: { run(): void }[] = [];
   private scheduled = false;

@@ -46,6 +46,12 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
+/** The days of the month (1-12) in the year; undefined for a month out of range. */
+function daysInMonth(year: number, month: number): number | undefined {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
+}
+
 /** The decimal digits text[from, to) as a number; NaN when one is not a digit. */
 function digitsAt(text: string, from: number, to: number): number {
   let n = 0;
@@ -83,8 +89,7 @@ function utcDateTime(text: string): number {
   const second = digitsAt(text, 17, 19);
   // Comparisons with NaN are false: a non-digit fails each check.
   if (!(year >= 1970 && month >= 1 && month <= 12 && day >= 1 && hour <= 23 && minute <= 59 && second <= 59)) return Number.NaN;
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  if (day > (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!)) return Number.NaN;
+  if (day > daysInMonth(year, month)!) return Number.NaN;
   return Date.UTC(year, month - 1, day, hour, minute, second, millis);
 }
 
@@ -97,9 +102,8 @@ function quickDateTime(text: string): number {
   const year = Number(m[1]);
   const month = Number(m[2]);
   const day = Number(m[3]);
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const daysInMonth = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
-  if (daysInMonth === undefined || day < 1 || day > daysInMonth || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return NaN;
+  const days = daysInMonth(year, month);
+  if (days === undefined || day < 1 || day > days || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return NaN;
   if (m[7] !== undefined && (Number(m[7]) > 23 || Number(m[8]) > 59)) return NaN;
   return Date.parse(text);
 }
