@@ -6,7 +6,7 @@
 // pending retries, and several workers share the work through SKIP LOCKED claims. stop()
 // lets the sends in flight finish and record their outcome.
 import type { BackgroundTask } from '../backgroundTask.js';
-import { claimDueAttempts, countPendingRetries, type ClaimedAttempt } from './attempts.js';
+import { claimDueAttempts, countPendingRetries, hasDueAttempts, type ClaimedAttempt } from './attempts.js';
 import { recordSentAttempts, sendAttempt, type DeliveryDeps, type SentAttempt } from './deliver.js';
 import { releaseHeldNotifications } from '../silences/release.js';
 import { dispatchNotifications } from './outbox.js';
@@ -113,7 +113,8 @@ export class DeliveryWorker implements BackgroundTask {
     const free = this.options.concurrency - this.inFlight.size;
     const { perDestination, perWorkspace } = this.options;
     const bounds = { perDestination, perWorkspace, busyDestinations: this.busyDestinations, busyWorkspaces: this.busyWorkspaces };
-    const claimed = free > 0 ? await claimDueAttempts(this.deps.postgres, free, this.leaseMs, bounds) : [];
+    const due = free > 0 && (await hasDueAttempts(this.deps.postgres));
+    const claimed = due ? await claimDueAttempts(this.deps.postgres, free, this.leaseMs, bounds) : [];
     for (const item of claimed) this.track(this.deliver(item, this.holdSlot(item)));
     await this.updatePendingGauge();
     // With every slot busy, wait for one to free up rather than poll.

@@ -2,7 +2,7 @@
 // restarts and two workers sharing the queue. A short retry schedule stands in for the
 // default 10 s … 2 h.
 import { expect } from 'chai';
-import { claimDueAttempts } from '../../../src/delivery/attempts.js';
+import { claimDueAttempts, hasDueAttempts } from '../../../src/delivery/attempts.js';
 import { dispatchNotifications } from '../../../src/delivery/outbox.js';
 import { DeliveryWorker } from '../../../src/delivery/worker.js';
 import { FakeHttpServer } from '../../helpers/fakeProviders.js';
@@ -185,10 +185,14 @@ describe('delivery worker across a restart', function () {
       const token = await svc.tokenFor('lease-ws');
       await svc.request('POST', '/v1.0/destinations', { token, body: { channel: 'webhook', url: `${sink.origin}/lease` } });
       const { alertId } = await raiseAlert(svc.stores.postgres, 'lease-ws', await seedPolicy(svc.stores.postgres, 'lease-ws'));
+      expect(await hasDueAttempts(svc.stores.postgres)).to.equal(false);
       // A worker dispatches and claims the attempt for 500 ms, then dies without a trace.
       await dispatchNotifications(svc.stores.postgres, deps.settings, 10);
+      expect(await hasDueAttempts(svc.stores.postgres)).to.equal(true);
       const unbounded = { perDestination: 10, perWorkspace: 10, busyDestinations: new Map(), busyWorkspaces: new Map() };
       expect(await claimDueAttempts(svc.stores.postgres, 10, 500, unbounded)).to.have.length(1);
+      // Leased: not due again until the lease runs out.
+      expect(await hasDueAttempts(svc.stores.postgres)).to.equal(false);
       worker.start();
       await sink.waitForRequests(1);
       await new Promise((r) => setTimeout(r, 800));
