@@ -2,8 +2,8 @@
 // previous one is answered, over keep-alive connections. A 429 or 503 is the service's
 // documented "retry later" answer and is retried; any other failure is counted and the batch
 // given up.
-import http from 'node:http';
 import type { RequestBatch } from './dataset.js';
+import { type HttpAnswer, LeanHttpClient } from './leanHttp.js';
 
 export interface LoadOptions {
   readonly url: string;
@@ -33,12 +33,6 @@ export interface LoadResult {
   readonly aborted: boolean;
 }
 
-interface Answer {
-  readonly status: number;
-  readonly retryAfter: string | undefined;
-  readonly body: string;
-}
-
 const REQUEST_TIMEOUT_MS = 120_000;
 const MAX_RETRY_PAUSE_MS = 200;
 const DEFAULT_RETRY_PAUSE_MS = 50;
@@ -46,8 +40,8 @@ const MAX_ERROR_SAMPLES = 5;
 const PROGRESS_EVERY_MS = 5_000;
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
-  const target = new URL('/v1.0/logs', options.url);
+  const client = new LeanHttpClient(options.url, options.concurrency, REQUEST_TIMEOUT_MS);
+  const headers = { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' };
   let next = 0;
   const state = {
     timedOut: false,
@@ -70,9 +64,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     const firstTry = performance.now();
     while (!stopped()) {
       const sentAt = performance.now();
-      let answer: Answer;
+      let answer: HttpAnswer;
       try {
-        answer = await post(agent, target, options.token, batch.body);
+        answer = await client.send(client.head('POST', '/v1.0/logs', headers, batch.body.length), batch.body);
       } catch (err) {
         state.transportErrors++;
         sample(`transport error: ${err instanceof Error ? err.message : String(err)}`);
@@ -88,26 +82,26 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       }
       if (answer.status !== 503 && answer.status !== 429) {
         state.otherStatuses.set(answer.status, (state.otherStatuses.get(answer.status) ?? 0) + 1);
-        sample(`${answer.status}: ${answer.body.slice(0, 300)}`);
+        sample(`${answer.status}: ${answer.body.toString('utf8', 0, 300)}`);
         return;
       }
       state.overloadedAnswers++;
-      await pause(retryPauseMs(answer.retryAfter));
+      await pause(retryPauseMs(answer.headers.get('retry-after')));
     }
   }
 
-  async function client(): Promise<void> {
+  async function sender(): Promise<void> {
     while (!stopped() && next < options.batches.length) await deliver(options.batches[next++]!);
   }
 
   const started = performance.now();
   const deadline = setTimeout(() => {
     state.timedOut = true;
-    agent.destroy();
+    client.destroy();
   }, options.maxDurationMs);
   const abort = () => {
     state.aborted = true;
-    agent.destroy();
+    client.destroy();
   };
   options.signal.addEventListener('abort', abort);
   const total = options.batches.reduce((sum, b) => sum + b.records, 0).toLocaleString('en-US');
@@ -115,12 +109,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     process.stderr.write(`  … ${state.acceptedRecords.toLocaleString('en-US')} / ${total} records accepted, ${state.overloadedAnswers} × 429/503\n`);
   }, PROGRESS_EVERY_MS);
   try {
-    await Promise.all(Array.from({ length: options.concurrency }, client));
+    await Promise.all(Array.from({ length: options.concurrency }, sender));
   } finally {
     clearTimeout(deadline);
     clearInterval(progress);
     options.signal.removeEventListener('abort', abort);
-    agent.destroy();
+    client.destroy();
   }
   return { ...state, wallMs: performance.now() - started };
 }
@@ -133,34 +127,4 @@ function retryPauseMs(retryAfter: string | undefined): number {
 
 function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function post(agent: http.Agent, target: URL, token: string, body: Buffer): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      {
-        agent,
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': body.length },
-      },
-      (response) => {
-        const status = response.statusCode ?? 0;
-        const chunks: Buffer[] = [];
-        // The body of a 200 is empty; an error's body is kept to show what went wrong.
-        response.on('data', (chunk: Buffer) => status !== 200 && chunks.push(chunk));
-        response.on('end', () => resolve({ status, retryAfter: header(response.headers['retry-after']), body: Buffer.concat(chunks).toString() }));
-        response.on('error', reject);
-      },
-    );
-    request.setTimeout(REQUEST_TIMEOUT_MS, () => request.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
-function header(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

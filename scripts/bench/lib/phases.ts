@@ -1,42 +1,26 @@
 // The load phases of bench:ingest beyond the closed loop (load.ts): an open loop at a fixed
 // offered rate, a 256-client overload with a control-plane reader, and a probe of how long
-// an acknowledged record takes to show in the rollups. One keep-alive HTTP client for all.
-import http from 'node:http';
+// an acknowledged record takes to show in the rollups, through the closed loop's lean HTTP
+// client (leanHttp.ts).
 import type { RequestBatch } from './dataset.js';
+import { LeanHttpClient } from './leanHttp.js';
 
-export interface Answer {
+interface Answer {
   readonly status: number;
   readonly retryAfterS: number;
 }
 
-export function postLogs(agent: http.Agent, url: string, token: string, body: Buffer): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      new URL('/v1.0/logs', url),
-      { agent, method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': body.length } },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfterS: Number(res.headers['retry-after'] ?? 0) }));
-        res.on('error', reject);
-      },
-    );
-    req.setTimeout(60_000, () => req.destroy(new Error('no answer within 60 s')));
-    req.on('error', reject);
-    req.end(body);
-  });
+async function postLogs(client: LeanHttpClient, token: string, body: Buffer): Promise<Answer> {
+  const answer = await client.send(
+    client.head('POST', '/v1.0/logs', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body.length),
+    body,
+  );
+  return { status: answer.status, retryAfterS: Number(answer.headers.get('retry-after') ?? 0) };
 }
 
-function getJson<T>(agent: http.Agent, url: string, path: string, token: string): Promise<{ status: number; body: T }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(new URL(path, url), { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString() || 'null') as T }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
+async function getJson<T>(client: LeanHttpClient, path: string, token: string): Promise<{ status: number; body: T }> {
+  const answer = await client.send(client.head('GET', path, { authorization: `Bearer ${token}` }, 0));
+  return { status: answer.status, body: JSON.parse(answer.body.toString() || 'null') as T };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -52,7 +36,7 @@ export interface OpenLoopResult {
 
 /** Sends the batches on a fixed schedule (offered rate), whatever the answers; nothing is retried. */
 export async function openLoop(url: string, token: string, batches: readonly RequestBatch[], recordsPerS: number): Promise<OpenLoopResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
+  const client = new LeanHttpClient(url, 1024);
   const perBatchMs = (batches[0]!.records / recordsPerS) * 1000;
   const latenciesMs: number[] = [];
   const statuses = new Map<number, number>();
@@ -64,7 +48,7 @@ export async function openLoop(url: string, token: string, batches: readonly Req
     const wait = scheduled - performance.now();
     if (wait > 1) await sleep(wait);
     inFlight.push(
-      postLogs(agent, url, token, batches[i]!.body).then(
+      postLogs(client, token, batches[i]!.body).then(
         (answer) => {
           statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
           if (answer.status === 200) {
@@ -79,7 +63,7 @@ export async function openLoop(url: string, token: string, batches: readonly Req
     );
   }
   await Promise.all(inFlight);
-  agent.destroy();
+  client.destroy();
   return { offeredPerS: recordsPerS, sentRecords: batches.reduce((n, b) => n + b.records, 0), acceptedRecords, latenciesMs, statuses };
 }
 
@@ -106,14 +90,14 @@ export async function overload(
   durationMs: number,
   readEveryMs: number,
 ): Promise<OverloadResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
-  const readerAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const client = new LeanHttpClient(url, clients);
+  const reader = new LeanHttpClient(url, 1);
   const statuses = new Map<number, number>();
   let acceptedRecords = 0;
   const until = performance.now() + durationMs;
   const senders = Array.from({ length: clients }, async () => {
     while (performance.now() < until) {
-      const answer = await postLogs(agent, url, ingestToken, body.body).catch(() => ({ status: 0, retryAfterS: 1 }));
+      const answer = await postLogs(client, ingestToken, body.body).catch(() => ({ status: 0, retryAfterS: 1 }));
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
       if (answer.status === 200) acceptedRecords += body.records;
       else await sleep(Math.max(1, answer.retryAfterS) * 1000);
@@ -124,14 +108,14 @@ export async function overload(
   await sleep(Math.min(1000, durationMs / 4)); // let the overload build up
   while (performance.now() < until) {
     const started = performance.now();
-    const res = await getJson(readerAgent, url, '/v1.0/events', readerToken).catch(() => null);
+    const res = await getJson(reader, '/v1.0/events', readerToken).catch(() => null);
     controlPlaneMs.push(performance.now() - started);
     if (res?.status !== 200) controlPlaneFailures++;
     await sleep(readEveryMs);
   }
   await Promise.all(senders);
-  agent.destroy();
-  readerAgent.destroy();
+  client.destroy();
+  reader.destroy();
   return { clients, acceptedRecords, statuses, controlPlaneMs, controlPlaneFailures };
 }
 
@@ -140,7 +124,7 @@ export async function overload(
  * the record shows; the lag is from the 200 to the first read that shows it. One at a time.
  */
 export async function probeVisibility(url: string, token: string, stop: Promise<unknown>): Promise<{ lagsMs: number[]; acceptedRecords: number }> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+  const client = new LeanHttpClient(url, 2);
   let stopped = false;
   void stop.then(() => (stopped = true));
   const lagsMs: number[] = [];
@@ -148,16 +132,16 @@ export async function probeVisibility(url: string, token: string, stop: Promise<
   let seen = 0;
   const total = async () => {
     if (eventId === null) {
-      const events = await getJson<{ event_id: string; event: string }[]>(agent, url, '/v1.0/events?limit=100', token);
+      const events = await getJson<{ event_id: string; event: string }[]>(client, '/v1.0/events?limit=100', token);
       eventId = events.body?.find((e) => e.event === 'bench.visibility_probe')?.event_id ?? null;
       if (eventId === null) return 0;
     }
-    const buckets = await getJson<{ count: number }[]>(agent, url, `/v1.0/events/${eventId}/logs?period=minute`, token);
+    const buckets = await getJson<{ count: number }[]>(client, `/v1.0/events/${eventId}/logs?period=minute`, token);
     return (buckets.body ?? []).reduce((n, b) => n + b.count, 0);
   };
   while (!stopped) {
     const body = Buffer.from(JSON.stringify([{ event: 'bench.visibility_probe', value: 1 }]));
-    const answer = await postLogs(agent, url, token, body).catch(() => null);
+    const answer = await postLogs(client, token, body).catch(() => null);
     if (answer?.status !== 200) {
       await sleep(100);
       continue;
@@ -168,6 +152,6 @@ export async function probeVisibility(url: string, token: string, stop: Promise<
     lagsMs.push(performance.now() - acknowledged);
     await sleep(100);
   }
-  agent.destroy();
+  client.destroy();
   return { lagsMs, acceptedRecords: seen };
 }
