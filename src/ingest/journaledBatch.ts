@@ -8,6 +8,7 @@
 // split unambiguously.
 import { movableMemory } from '../movableMemory.js';
 import { isoString } from '../time/isoString.js';
+import { decimalText, integerText } from './numberText.js';
 import { localDayStart } from '../time/localDay.js';
 import type { FrameSummary } from './journal/journal.js';
 import { uuidWords } from './recentLogIds.js';
@@ -22,6 +23,8 @@ export interface NewLogRecord {
   readonly value: number;
   /** ms since the epoch */
   readonly occurredAt: number;
+  /** occurred_at as the client sent it, when that is exactly its ISO text (toISOString's form): the journal line reuses it. */
+  readonly occurredAtText?: string;
   /** compact JSON, or '' */
   readonly meta: string;
 }
@@ -112,10 +115,11 @@ export function prepareBatch(workspaceId: string, receivedAt: number, records: r
     const clientLogId = r.clientLogId ? r.logId : '';
     clientLogIds[i] = clientLogId;
     if (r.clientLogId) uuidWords(r.logId, clientLogIdWords, i * 4);
-    const head = `\n${EVENT_ID_BLANK}\t${r.occurredAt}\t${clientLogId}\t${rowStart}`;
+    const head = `\n${EVENT_ID_BLANK}\t${integerText(r.occurredAt)}\t${clientLogId}\t${rowStart}`;
     lineStarts[i] = text.length;
     rowEventIdAt[i] = text.length + head.length;
-    text += `${head}${EVENT_ID_BLANK}${pairColumns[pair]}${r.logId}",${r.value},"${isoString(r.occurredAt)}","${received}",${JSON.stringify(r.meta)}`;
+    const occurred = r.occurredAtText ?? isoString(r.occurredAt);
+    text += `${head}${EVENT_ID_BLANK}${pairColumns[pair]}${r.logId}",${decimalText(r.value)},"${occurred}","${received}",${JSON.stringify(r.meta)}`;
   }
   lineStarts[count] = text.length;
   const size = Buffer.byteLength(text, 'utf8');

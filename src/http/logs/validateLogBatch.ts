@@ -139,9 +139,12 @@ function acceptQuickly(body: unknown, receivedAt: number, maxRecords: number): N
     } else if (rawLogId !== undefined && rawLogId !== null) return null;
 
     let occurredAt = receivedAt;
+    let occurredAtText: string | undefined;
     if (typeof occurred === 'string') {
       occurredAt = quickDateTime(occurred);
       if (!(occurredAt >= receivedAt - MAX_AGE_MS && occurredAt <= receivedAt + MAX_AHEAD_MS)) return null;
+      // A valid date-time of 24 characters, T and Z: YYYY-MM-DDTHH:MM:SS.mmmZ, toISOString's own text.
+      if (occurred.length === 24 && occurred.charCodeAt(10) === 84 && occurred.charCodeAt(23) === 90) occurredAtText = occurred;
     } else if (occurred !== undefined && occurred !== null) return null;
 
     let meta = '';
@@ -157,7 +160,7 @@ function acceptQuickly(body: unknown, receivedAt: number, maxRecords: number): N
         for (const key in raw.meta) if (++keys > MAX_META_KEYS || unusualText(key)) return null;
       }
     }
-    records[index] = { logId: logId ?? newId(), clientLogId: logId !== null, agent, event, value, occurredAt, meta };
+    records[index] = { logId: logId ?? newId(), clientLogId: logId !== null, agent, event, value, occurredAt, occurredAtText, meta };
   }
   return records;
 }

@@ -29,6 +29,11 @@ describe('log occurred_at', () => {
       const forms = [iso, iso.replace(/\.\d+Z$/, 'Z'), iso.replace(/(\.\d)\d+Z$/, '$1Z'), iso.replace(/(\.\d\d)\dZ$/, '$1Z'), iso.replace('Z', '456789Z')];
       forms.push(iso.replace('T', ' '), iso.replace('Z', 'z'), iso.replace('Z', '+00:00'), new Date(ms + 5_400_000).toISOString().replace('Z', '+01:30'));
       for (const text of forms) expect(occurredAt(text), text).to.equal(Date.parse(text));
+      // Text the journal line reuses only where it is toISOString's own.
+      for (const text of forms) {
+        const record = validateLogBatch([{ event: 'e', value: 1, occurred_at: text }], receivedAt, 250)[0]!;
+        expect(record.occurredAtText, text).to.equal(text === iso ? iso : undefined);
+      }
     }
   });
 
