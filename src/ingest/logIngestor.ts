@@ -107,6 +107,7 @@ export class LogIngestor {
     /** Kept records whose id an earlier request still in flight carries too. */
     const behind: { index: number; before: Promise<boolean> }[] = [];
     let duplicates = 0;
+    const remembered = this.recentIds.of(workspaceId);
     for (let i = 0; i < batch.records; i++) {
       const logId = clientIds[i]!;
       if (logId === '') {
@@ -114,7 +115,7 @@ export class LogIngestor {
         continue;
       }
       const before = inFlight.get(logId);
-      if (before === outcome || this.recentIds.has(workspaceId, clientIdWords, i * 4)) {
+      if (before === outcome || remembered.has(clientIdWords, i * 4)) {
         duplicates++;
         continue;
       }
@@ -137,7 +138,12 @@ export class LogIngestor {
         await this.journal.append(payload, kept.length, journaledAt);
         this.appendedFrames++;
         this.writer.wake();
-        for (const i of kept) if (clientIds[i] !== '') this.recentIds.add(workspaceId, clientIdWords, i * 4, journaledAt);
+        this.recentIds.addAll(
+          workspaceId,
+          clientIdWords,
+          kept.filter((i) => clientIds[i] !== ''),
+          journaledAt,
+        );
       }
       journaled = true;
       this.deps.metrics.acceptedRecords.inc(kept.length);

@@ -30,18 +30,31 @@ class UuidSet {
     return this.slotOf(w, at, h) >= 0;
   }
 
-  /** Adds the id (`h` its hash()); false when it was there already. */
+  /** Adds the id (`h` its hash()); false when it was there already. One probe finds it or the empty slot it takes. */
   add(w: Int32Array, at: number, h: number): boolean {
     if (isNil(w, at)) {
       const added = !this.hasNil;
       this.hasNil = true;
       return added;
     }
-    if (this.slotOf(w, at, h) >= 0) return false;
     if ((this.count + 1) * 10 > (this.mask + 1) * 7) this.grow();
-    this.place(w, at, h, this.slots, this.mask);
-    this.count++;
-    return true;
+    const { slots, mask } = this;
+    const w0 = w[at]!;
+    const w1 = w[at + 1]!;
+    const w2 = w[at + 2]!;
+    const w3 = w[at + 3]!;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const s = i * 4;
+      if (slots[s] === w0 && slots[s + 1] === w1 && slots[s + 2] === w2 && slots[s + 3] === w3) return false;
+      if (slots[s] === 0 && slots[s + 1] === 0 && slots[s + 2] === 0 && slots[s + 3] === 0) {
+        slots[s] = w0;
+        slots[s + 1] = w1;
+        slots[s + 2] = w2;
+        slots[s + 3] = w3;
+        this.count++;
+        return true;
+      }
+    }
   }
 
   /** Index of the id's slot, or -1. */
@@ -120,6 +133,19 @@ export function uuidWords(id: string, out: Int32Array = new Int32Array(4), at = 
   return out;
 }
 
+/** One workspace's remembered ids as they are now, for the lookups of one batch. */
+export class RememberedIds {
+  /** @param sets the workspace's ids of each generation, newest first */
+  constructor(private readonly sets: readonly UuidSet[]) {}
+
+  /** Whether the id at `words[at..at+4)` (uuidWords) is remembered. */
+  has(words: Int32Array, at = 0): boolean {
+    const h = hash(words, at);
+    for (const set of this.sets) if (set.has(words, at, h)) return true;
+    return false;
+  }
+}
+
 interface Generation {
   /** Start of the minute this generation covers. */
   readonly minute: number;
@@ -152,16 +178,42 @@ export class RecentLogIds {
 
   /** Whether the id at `words[at..at+4)` (uuidWords) is remembered for the workspace. */
   has(workspaceId: string, words: Int32Array, at = 0): boolean {
+    return this.of(workspaceId).has(words, at);
+  }
+
+  /**
+   * The workspace's remembered ids now, to look up a batch's ids with one expiry and one
+   * lookup of the workspace per generation; ids remembered later may be missed.
+   */
+  of(workspaceId: string): RememberedIds {
     this.expire();
-    const h = hash(words, at);
-    for (const generation of this.generations) if (generation.ids.get(workspaceId)?.has(words, at, h) === true) return true;
-    return false;
+    const sets: UuidSet[] = [];
+    for (const generation of this.generations) {
+      const set = generation.ids.get(workspaceId);
+      if (set !== undefined) sets.push(set);
+    }
+    return new RememberedIds(sets);
   }
 
   /** Remembers the id at `words[at..at+4)` (uuidWords) as accepted at `acceptedAt` (default now). */
   add(workspaceId: string, words: Int32Array, at = 0, acceptedAt: number = this.now()): void {
+    const ids = this.setFor(workspaceId, acceptedAt);
+    if (ids?.add(words, at, hash(words, at))) this.count++;
+    this.enforceCap();
+  }
+
+  /** Remembers the ids of `records` (indexes into `words`, four words each), accepted at `acceptedAt`. */
+  addAll(workspaceId: string, words: Int32Array, records: readonly number[], acceptedAt: number): void {
+    const ids = this.setFor(workspaceId, acceptedAt);
+    if (ids === null) return;
+    for (const i of records) if (ids.add(words, i * 4, hash(words, i * 4))) this.count++;
+    this.enforceCap();
+  }
+
+  /** The workspace's set of the generation of `acceptedAt`, made when new; null when that is already out of the window. */
+  private setFor(workspaceId: string, acceptedAt: number): UuidSet | null {
     const minute = Math.floor(acceptedAt / GENERATION_MS) * GENERATION_MS;
-    if (minute <= this.now() - DEDUP_WINDOW_MS - GENERATION_MS) return;
+    if (minute <= this.now() - DEDUP_WINDOW_MS - GENERATION_MS) return null;
     // Almost always the newest generation.
     let generation = this.generations[0]?.minute === minute ? this.generations[0] : this.generations.find((g) => g.minute === minute);
     if (!generation) {
@@ -177,7 +229,10 @@ export class RecentLogIds {
       ids = new UuidSet(capacityFor(newest?.ids.get(workspaceId)?.size ?? 0));
       generation.ids.set(workspaceId, ids);
     }
-    if (ids.add(words, at, hash(words, at))) this.count++;
+    return ids;
+  }
+
+  private enforceCap(): void {
     while (this.count > this.maxIds && this.generations.length > 1) {
       this.cutMinute = Math.max(this.cutMinute ?? -Infinity, this.dropOldest());
     }

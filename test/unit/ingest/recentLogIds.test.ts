@@ -30,6 +30,18 @@ describe('recent log ids', () => {
     expect(ids.size).to.equal(0);
   });
 
+  it('looks up and remembers the ids of a batch together, each once', () => {
+    const ids = new RecentLogIds(1_000_000);
+    const batch = new Int32Array(5 * 4);
+    for (let i = 0; i < 5; i++) uuidWords(randomUUID(), batch, i * 4);
+    ids.addAll('w', batch, [0, 2, 4], Date.now());
+    ids.addAll('w', batch, [2, 4], Date.now());
+    expect(ids.size).to.equal(3);
+    const remembered = ids.of('w');
+    expect([0, 1, 2, 3, 4].map((i) => remembered.has(batch, i * 4))).to.deep.equal([true, false, true, false, true]);
+    expect([0, 1, 2, 3, 4].map((i) => ids.of('other').has(batch, i * 4))).to.deep.equal([false, false, false, false, false]);
+  });
+
   it('holds a million ids exactly, the nil UUID included', () => {
     const ids = new RecentLogIds(10_000_000);
     const kept = Array.from({ length: 1_000_000 }, () => randomUUID());
