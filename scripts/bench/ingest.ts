@@ -9,6 +9,7 @@
 // ClickHouse in bulk inserts: the reference figure. INGEST_* variables (docs/operations.md) pass to the service.
 import { ConfigError } from '../../src/config.js';
 import { onCleanup, temporaryDir } from './lib/cleanup.js';
+import { ownCpuSeconds, processCpuSeconds } from './lib/cpu.js';
 import { generateBatches, totalBytes, type RequestBatch } from './lib/dataset.js';
 import { measureDirectInsert } from './lib/directInsert.js';
 import { runLoad } from './lib/load.js';
@@ -92,6 +93,8 @@ async function run(options: BenchOptions, ingest: IngestSettings): Promise<boole
   const sampler = sampleRss(service.pid, RSS_SAMPLE_EVERY_MS);
 
   progress(`closed loop: ${options.concurrency} clients…`);
+  const serviceCpuBefore = processCpuSeconds(service.pid);
+  const clientCpuBefore = process.cpuUsage();
   const load = await runLoad({
     url: service.url,
     token: tokens.bench!,
@@ -102,6 +105,12 @@ async function run(options: BenchOptions, ingest: IngestSettings): Promise<boole
   });
   if (load.timedOut || load.aborted) throw new Error('the closed loop was cut short');
   await drained(service);
+  // Until its records are in ClickHouse: the inserts are part of their cost.
+  const serviceCpuAfter = processCpuSeconds(service.pid);
+  const closedLoopCpu = {
+    serviceSeconds: serviceCpuBefore === null || serviceCpuAfter === null ? null : serviceCpuAfter - serviceCpuBefore,
+    clientSeconds: ownCpuSeconds(clientCpuBefore),
+  };
 
   const openLoops: OpenLoopResult[] = [];
   let stopProbe!: () => void;
@@ -142,7 +151,7 @@ async function run(options: BenchOptions, ingest: IngestSettings): Promise<boole
     formatReport({
       ingestSettings: describeIngestSettings(ingest),
       recordsPerRequest: options.recordsPerRequest,
-      closedLoop: { clients: options.concurrency, load },
+      closedLoop: { clients: options.concurrency, load, cpu: closedLoopCpu },
       openLoops,
       visibilityLagsMs: visibility.lagsMs,
       overload: overloadResult,

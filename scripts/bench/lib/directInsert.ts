@@ -6,12 +6,15 @@ import path from 'node:path';
 import { insertBody, LOG_COLUMNS, logsInsertSettings, payloadOfRecords, type NewLogRecord } from '../../../src/ingest/journaledBatch.js';
 import { openClickHouse, type ClickHouseStore } from '../../../src/stores/clickhouse.js';
 import { migrateClickHouse } from '../../../src/stores/migrations.js';
+import { ownCpuSeconds } from './cpu.js';
 import type { LogRecordBody, RequestBatch } from './dataset.js';
 
 export interface DirectInsertResult {
   readonly rows: number;
   readonly inserts: number;
   readonly insertSeconds: number;
+  /** CPU time of the inserts (ClickHouse runs in this process). */
+  readonly insertCpuSeconds: number;
   /** count() of the logs table afterwards. */
   readonly storedRows: number;
 }
@@ -25,14 +28,17 @@ export async function measureDirectInsert(batches: readonly RequestBatch[], rows
     let rows = 0;
     let inserts = 0;
     let insertMs = 0;
+    let insertCpuSeconds = 0;
     for (const chunk of insertChunks(batches, rowsPerInsert)) {
+      const cpuBefore = process.cpuUsage();
       insertMs += await timedInsert(clickhouse, chunk.body);
+      insertCpuSeconds += ownCpuSeconds(cpuBefore);
       rows += chunk.rows;
       inserts++;
     }
     const result = await clickhouse.client.query({ query: 'SELECT count() AS n FROM logs', format: 'JSONEachRow' });
     const [stored] = await result.json<{ n: number | string }>();
-    return { rows, inserts, insertSeconds: insertMs / 1000, storedRows: Number(stored?.n ?? NaN) };
+    return { rows, inserts, insertSeconds: insertMs / 1000, insertCpuSeconds, storedRows: Number(stored?.n ?? NaN) };
   } finally {
     await clickhouse.close();
   }

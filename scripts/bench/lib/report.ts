@@ -30,7 +30,12 @@ export interface CountCheck {
 export interface RunReport {
   readonly ingestSettings: string;
   readonly recordsPerRequest: number;
-  readonly closedLoop: { readonly clients: number; readonly load: LoadResult };
+  readonly closedLoop: {
+    readonly clients: number;
+    readonly load: LoadResult;
+    /** CPU time from the loop's start until its records were in ClickHouse: the service's (null where unreadable), the clients'. */
+    readonly cpu: { readonly serviceSeconds: number | null; readonly clientSeconds: number };
+  };
   readonly openLoops: readonly OpenLoopResult[];
   readonly visibilityLagsMs: readonly number[];
   readonly overload: OverloadResult;
@@ -60,6 +65,8 @@ const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
 const mib = (bytes: number | null) => (bytes === null ? 'n/a' : `${int(bytes / 1024 ** 2)} MiB`);
 const met = (ok: boolean) => (ok ? 'met' : 'NOT MET');
 const statusList = (statuses: ReadonlyMap<number, number>) => [...statuses].map(([s, n]) => `${s === 0 ? 'transport error' : s}×${int(n)}`).join(', ');
+
+const perRecord = (seconds: number | null, records: number) => (seconds === null || records === 0 ? 'n/a' : `${((seconds * 1e6) / records).toFixed(2)} µs`);
 
 function latencyLine(values: readonly number[]): string {
   return [50, 90, 99].map((p) => `p${p} ${ms(percentile(values, p))}`).join('  ') + `  max ${ms(values.length ? Math.max(...values) : NaN)}`;
@@ -92,7 +99,8 @@ export function formatReport(r: RunReport): string {
     `  request latency (ms)    ${latencyLine(load.requestLatenciesMs)}`,
     `  429/503 (retried)       ${int(load.overloadedAnswers)}; other non-200 ${int([...load.otherStatuses.values()].reduce((a, b) => a + b, 0))}; transport errors ${int(load.transportErrors)}`,
     ...load.errorSamples.map((s) => `    e.g. ${s}`),
-    `direct bulk insert        ${int(direct.rows)} rows in ${int(direct.inserts)} inserts: ${int(directRate)} rows/s (stored ${int(direct.storedRows)})`,
+    `  CPU a record            service ${perRecord(r.closedLoop.cpu.serviceSeconds, load.acceptedRecords)} (ClickHouse included), load clients ${perRecord(r.closedLoop.cpu.clientSeconds, load.acceptedRecords)}`,
+    `direct bulk insert        ${int(direct.rows)} rows in ${int(direct.inserts)} inserts: ${int(directRate)} rows/s (stored ${int(direct.storedRows)}), CPU ${perRecord(direct.insertCpuSeconds, direct.rows)} a row`,
     `service / direct          ${ratioPercent.toFixed(1)}%`,
     '',
     ...r.openLoops.flatMap((o) => [
