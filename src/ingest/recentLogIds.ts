@@ -38,26 +38,22 @@ class UuidSet {
       return added;
     }
     if ((this.count + 1) * 10 > (this.mask + 1) * 7) this.grow();
-    const { slots, mask } = this;
-    const w0 = w[at]!;
-    const w1 = w[at + 1]!;
-    const w2 = w[at + 2]!;
-    const w3 = w[at + 3]!;
-    for (let i = h & mask; ; i = (i + 1) & mask) {
-      const s = i * 4;
-      if (slots[s] === w0 && slots[s + 1] === w1 && slots[s + 2] === w2 && slots[s + 3] === w3) return false;
-      if (slots[s] === 0 && slots[s + 1] === 0 && slots[s + 2] === 0 && slots[s + 3] === 0) {
-        slots[s] = w0;
-        slots[s + 1] = w1;
-        slots[s + 2] = w2;
-        slots[s + 3] = w3;
-        this.count++;
-        return true;
-      }
-    }
+    const slot = this.slotOf(w, at, h);
+    if (slot >= 0) return false;
+    this.put(w, at, -1 - slot);
+    this.count++;
+    return true;
   }
 
-  /** Index of the id's slot, or -1. */
+  private put(w: Int32Array, at: number, slot: number): void {
+    const { slots } = this;
+    slots[slot * 4] = w[at]!;
+    slots[slot * 4 + 1] = w[at + 1]!;
+    slots[slot * 4 + 2] = w[at + 2]!;
+    slots[slot * 4 + 3] = w[at + 3]!;
+  }
+
+  /** The id's slot; when it is not here, -1 minus the empty slot where it would go. */
   private slotOf(w: Int32Array, at: number, h: number): number {
     const { slots, mask } = this;
     const w0 = w[at]!;
@@ -67,17 +63,8 @@ class UuidSet {
     for (let i = h & mask; ; i = (i + 1) & mask) {
       const s = i * 4;
       if (slots[s] === w0 && slots[s + 1] === w1 && slots[s + 2] === w2 && slots[s + 3] === w3) return i;
-      if (slots[s] === 0 && slots[s + 1] === 0 && slots[s + 2] === 0 && slots[s + 3] === 0) return -1;
+      if (slots[s] === 0 && slots[s + 1] === 0 && slots[s + 2] === 0 && slots[s + 3] === 0) return -1 - i;
     }
-  }
-
-  private place(w: Int32Array, at: number, h: number, slots: Int32Array, mask: number): void {
-    let i = h & mask;
-    while (slots[i * 4] !== 0 || slots[i * 4 + 1] !== 0 || slots[i * 4 + 2] !== 0 || slots[i * 4 + 3] !== 0) i = (i + 1) & mask;
-    slots[i * 4] = w[at]!;
-    slots[i * 4 + 1] = w[at + 1]!;
-    slots[i * 4 + 2] = w[at + 2]!;
-    slots[i * 4 + 3] = w[at + 3]!;
   }
 
   private grow(): void {
@@ -87,7 +74,7 @@ class UuidSet {
     this.mask = capacity - 1;
     for (let at = 0; at < old.length; at += 4) {
       if (isNil(old, at)) continue;
-      this.place(old, at, hash(old, at), this.slots, this.mask);
+      this.put(old, at, -1 - this.slotOf(old, at, hash(old, at)));
     }
   }
 }
