@@ -8,9 +8,9 @@
 // split unambiguously.
 import { movableMemory } from '../movableMemory.js';
 import { isoString } from '../time/isoString.js';
-import { decimalText, integerText } from './numberText.js';
 import { localDayStart } from '../time/localDay.js';
 import type { FrameSummary } from './journal/journal.js';
+import { decimalText, integerText } from './numberText.js';
 import { uuidWords } from './recentLogIds.js';
 
 /** A validated record, as the logs route hands it over. */
