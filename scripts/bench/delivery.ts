@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/config.js';
 import { openStores, storeOptions } from '../../src/stores/index.js';
 import { temporaryDir } from './lib/cleanup.js';
 import { runBench } from './lib/runner.js';
-import { readProcessMemory, sampleRss } from './lib/rss.js';
+import { readProcessMemory, sampleRss } from './lib/processStats.js';
 import { scrapeMetrics, sleep, startServiceProcess } from './lib/serviceProcess.js';
 
 const progress = (message: string) => process.stderr.write(`${message}\n`);

@@ -9,14 +9,13 @@
 // ClickHouse in bulk inserts: the reference figure. INGEST_* variables (docs/operations.md) pass to the service.
 import { ConfigError } from '../../src/config.js';
 import { onCleanup, temporaryDir } from './lib/cleanup.js';
-import { ownCpuSeconds, processCpuSeconds } from './lib/cpu.js';
 import { generateBatches, totalBytes, type RequestBatch } from './lib/dataset.js';
 import { measureDirectInsert } from './lib/directInsert.js';
 import { runLoad } from './lib/load.js';
 import { describeIngestSettings, ingestSettings, parseOptions, USAGE, type BenchOptions, type IngestSettings } from './lib/options.js';
 import { openLoop, overload, probeVisibility, type OpenLoopResult } from './lib/phases.js';
 import { formatReport, type CountCheck, type ServiceFigures } from './lib/report.js';
-import { readProcessMemory, sampleRss } from './lib/rss.js';
+import { ownCpuSeconds, processCpuSeconds, readProcessMemory, sampleRss } from './lib/processStats.js';
 import { runBench, UsageError } from './lib/runner.js';
 import { issueWorkspaceToken, metricValue, queryNumber, scrapeMetrics, sleep, startServiceProcess, type ServiceProcess } from './lib/serviceProcess.js';
 

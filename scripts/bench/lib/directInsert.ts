@@ -6,8 +6,8 @@ import path from 'node:path';
 import { insertBody, LOG_COLUMNS, logsInsertSettings, payloadOfRecords, type NewLogRecord } from '../../../src/ingest/journaledBatch.js';
 import { openClickHouse, type ClickHouseStore } from '../../../src/stores/clickhouse.js';
 import { migrateClickHouse } from '../../../src/stores/migrations.js';
-import { ownCpuSeconds } from './cpu.js';
 import type { LogRecordBody, RequestBatch } from './dataset.js';
+import { ownCpuSeconds } from './processStats.js';
 
 export interface DirectInsertResult {
   readonly rows: number;

@@ -1,5 +1,18 @@
-// Memory of the service process, read from /proc/<pid>/status (Linux).
+// Memory and CPU time of a process, read from /proc/<pid> (Linux): all its threads, ClickHouse's
+// included where it runs in-process.
 import { readFileSync } from 'node:fs';
+
+/** The kernel's clock ticks a second for /proc's CPU times (USER_HZ), 100 on Linux. */
+const TICKS_PER_SECOND = 100;
+
+/** /proc/<pid>/<file>, or null when it cannot be read (no such process, or not Linux). */
+function readProcFile(pid: number, file: string): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return null;
+  }
+}
 
 export interface ProcessMemory {
   /** Resident set size now, in bytes. */
@@ -9,12 +22,8 @@ export interface ProcessMemory {
 }
 
 export function readProcessMemory(pid: number): ProcessMemory | null {
-  let status: string;
-  try {
-    status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  } catch {
-    return null;
-  }
+  const status = readProcFile(pid, 'status');
+  if (status === null) return null;
   const kibibytes = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? NaN) * 1024;
   return { rss: kibibytes('VmRSS'), highWaterMark: kibibytes('VmHWM') };
 }
@@ -47,4 +56,19 @@ export function sampleRss(pid: number, everyMs: number): RssSampler {
       return { first, peak };
     },
   };
+}
+
+/** User and system CPU seconds of the process so far. */
+export function processCpuSeconds(pid: number): number | null {
+  const stat = readProcFile(pid, 'stat');
+  if (stat === null) return null;
+  // Fields after the command name (which may hold spaces) in parentheses; utime and stime are the 14th and 15th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** This process's CPU seconds since `since` (process.cpuUsage()). */
+export function ownCpuSeconds(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1e6;
 }
