@@ -60,8 +60,10 @@ describe('evaluation driven by records: the same verdicts as the cycle alone', f
         signal: await createPolicy(svc, token, { event_id: events.signal, ...rule }),
       });
     }
-    const clock = { now: 0 };
+    // Both sets are first seen by one cycle, before the first record: a new policy starts with the last bucket ended then.
+    const clock = { now: t0 + 500 };
     const evaluator = evaluatorAt(svc.stores, clock);
+    await evaluator.evaluateDuePolicies();
     for (let m = 0; m < MINUTES.length; m++) {
       const start = t0 + m * MINUTE;
       // Records land during the minute: the signalled event is evaluated as each does.
