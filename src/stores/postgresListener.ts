@@ -21,7 +21,7 @@ export function listenOnServer(url: string, channel: string, onPayload: (payload
       if (n.channel === channel) onPayload(n.payload ?? '');
     });
     c.on('error', (err) => {
-      onError(err);
+      if (client === c) onError(err);
       lost(c);
     });
     client = c;
@@ -30,7 +30,8 @@ export function listenOnServer(url: string, channel: string, onPayload: (payload
       // The channel name is a fixed identifier of ours, never input.
       await c.query(`LISTEN ${channel}`);
     } catch (err) {
-      onError(err);
+      // Ended by the caller meanwhile: not a loss.
+      if (client === c) onError(err);
       lost(c);
     }
   };
