@@ -74,9 +74,15 @@ function dueBucketsMemo(): (plan: Plan) => readonly DueBucket[] {
     const { compare_to, timezone } = plan.target;
     const key = compare_to === null ? '' : `${compare_to}\u0000${compare_to === 'previous_bucket' && plan.target.period !== 'day' ? '' : timezone}`;
     let byComparison = memo.get(plan.closed);
-    if (!byComparison) memo.set(plan.closed, (byComparison = new Map()));
+    if (!byComparison) {
+      byComparison = new Map();
+      memo.set(plan.closed, byComparison);
+    }
     let due = byComparison.get(key);
-    if (!due) byComparison.set(key, (due = dueBucketsOf(plan)));
+    if (!due) {
+      due = dueBucketsOf(plan);
+      byComparison.set(key, due);
+    }
     return due;
   };
 }

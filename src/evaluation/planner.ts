@@ -68,7 +68,8 @@ export function plannerAt(now: number, graceMs: number): (target: EvaluationTarg
     let shape = shapes.get(key);
     if (!shape) {
       const { target: _first, ...rest } = planEvaluation(target, now, graceMs);
-      shapes.set(key, (shape = rest));
+      shape = rest;
+      shapes.set(key, rest);
     }
     return { target, ...shape };
   };

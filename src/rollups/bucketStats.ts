@@ -104,7 +104,10 @@ export async function readBucketStats(clickhouse: ClickHouseStore, request: Stat
     for (const row of await result.json<StatsRow & { workspace_id: string; event_id: string }>()) {
       const key = eventKey(row.workspace_id, row.event_id);
       let buckets = stats.get(key);
-      if (!buckets) stats.set(key, (buckets = new Map()));
+      if (!buckets) {
+        buckets = new Map();
+        stats.set(key, buckets);
+      }
       buckets.set(row.start, statsOfRow(row));
     }
   }
