@@ -9,6 +9,7 @@
 // with a ClickHouse server, as a user allowed only SELECT on this database).
 import { ANALYST_LIMITS, AnalystBusyError, type AnalystStatement, type ClickHouseStore } from '../stores/clickhouse.js';
 import { busy, invalid } from '../errors.js';
+import { classifyClickHouseError } from '../stores/clickhouseErrors.js';
 
 export type AnalystRow = Record<string, unknown>;
 
@@ -138,14 +139,15 @@ const mebibytes = (bytes: number) => `${Math.round(bytes / 1024 ** 2)} MiB`;
 /** The 400 for a query the engine stopped or refused, its bounds named in words. */
 function queryFailure(err: unknown, clickhouse: ClickHouseStore): Error {
   const message = engineMessage(err);
-  if (/memory limit/i.test(message)) {
+  const kind = classifyClickHouseError(err);
+  if (kind === 'memory_limit') {
     return invalid(
       'sql_memory_limit',
       `The query needs more than ${mebibytes(clickhouse.analystLimits.maxMemoryBytes)} of memory (the limit of one analyst query) and was stopped; ` +
         `aggregate earlier, read fewer rows or columns, or add a LIMIT. Engine: ${message}`,
     );
   }
-  if (/timeout exceeded|TIMEOUT_EXCEEDED/i.test(message)) {
+  if (kind === 'timeout') {
     return invalid('sql_timeout', `The query ran longer than ${ANALYST_LIMITS.maxExecutionSeconds} s and was stopped. Engine: ${message}`);
   }
   return invalid('sql_error', message);

@@ -20,10 +20,10 @@ import type { EventDirectory } from '../events/eventDirectory.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
+import { classifyClickHouseError } from '../stores/clickhouseErrors.js';
 import { repairInterruptedBlock } from './interruptedBlock.js';
 import { decodeBatch, eventIdsIn, insertRowsBound, LOG_COLUMNS, logsInsertSettings, writeInsertRows } from './journaledBatch.js';
 import type { BlockRange, FrameEntry, Journal } from './journal/journal.js';
-import { refusedForItsRows } from './rowsRefused.js';
 
 export interface JournalWriterOptions {
   readonly blockRecords: number;
@@ -195,7 +195,7 @@ export class JournalWriter {
         await this.insert(body, records, token);
         return true;
       } catch (err) {
-        if (refusedForItsRows(err)) break;
+        if (classifyClickHouseError(err) === 'rows_refused') break;
         if (this.stopping && Date.now() >= this.drainUntil) return false;
         this.metrics.clickhouseInsertFailures.inc();
         if (attempt === 0 || attempt % 10 === 0) this.logger.warn('journal insert failed; retrying the same block', { token, records, attempt, err });
