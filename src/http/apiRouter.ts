@@ -20,10 +20,8 @@
 //
 // and src/app.ts lists it in apiRouters() with the plane that serves it.
 import Router from '@koa/router';
-import type { Middleware } from 'koa';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { AppContext, AppState } from './context.js';
-import { HttpError } from './httpError.js';
 import { requireUuidParams } from './params.js';
 import { bodyValidator, queryValidator } from './validation.js';
 
@@ -114,16 +112,9 @@ export class ApiRouter {
     return this;
   }
 
-  /**
-   * For a router mounted before authentication: another method on one of its paths answers
-   * 405 with Allow, where it would otherwise fall through to a 401.
-   */
-  refuseOtherMethods(): Middleware<AppState> {
-    return async (ctx, next) => {
-      const documented = this.routes.filter((r) => r.fullPath === ctx.path).map((r) => r.spec.method.toUpperCase());
-      const allowed = documented.includes('GET') ? [...documented, 'HEAD'] : documented;
-      if (allowed.length === 0 || allowed.includes(ctx.method)) return next();
-      throw new HttpError(405, 'method_not_allowed', `Use ${documented.join(' or ')}.`, [], { Allow: allowed.join(', ') });
-    };
+  /** The methods this router serves at `path` (HEAD with GET); empty when no route of it has that path. */
+  methodsAt(path: string): string[] {
+    const layers = this.router.match(path, 'GET').path;
+    return [...new Set(layers.flatMap((layer) => layer.methods))];
   }
 }

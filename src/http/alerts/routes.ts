@@ -4,7 +4,7 @@ import { applyAlertAction, getAlert, listAlerts } from '../../alerts/operations.
 import { alertJson } from '../../alerts/model.js';
 import { ALERT_ACTIONS, TRANSITIONS } from '../../alerts/transitions.js';
 import type { PostgresStore } from '../../stores/postgres.js';
-import { pageOf } from '../../page.js';
+import { MAX_WHOLE_ALERT_LIST, pageUpTo } from '../../page.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import { alertResponseSchema, emptyBodySchema, listAlertsQuerySchema } from './schemas.js';
@@ -27,7 +27,7 @@ export function alertRoutes({ postgres, now = Date.now }: AlertRoutesDeps): ApiR
       responses: { 200: { description: 'Alerts.', schema: { type: 'array', items: alertResponseSchema } }, 400: { description: 'Invalid query.' } },
     },
     async (ctx, { query }) => {
-      const alerts = await listAlerts(postgres, workspaceOf(ctx), pageOf(query), query.status);
+      const alerts = await listAlerts(postgres, workspaceOf(ctx), pageUpTo(query, MAX_WHOLE_ALERT_LIST), query.status);
       ctx.body = alerts.map(alertJson);
     },
   );

@@ -98,8 +98,9 @@ export function eventRoutes(deps: EventsDeps): ApiRouter {
           ...(query.from === undefined ? {} : { from: Date.parse(query.from) }),
           ...(query.to === undefined ? {} : { to: Date.parse(query.to) }),
         };
-        const { definition, buckets } = await readEventRollups(deps, workspaceOf(ctx), ctx.params.eventID!, query.period, pageOf(query), range);
-        ctx.body = buckets.map((b) => rollupItemJson(definition, query.period, b));
+        const period = query.period ?? 'minute';
+        const { definition, buckets } = await readEventRollups(deps, workspaceOf(ctx), ctx.params.eventID!, period, pageOf(query), range);
+        ctx.body = buckets.map((b) => rollupItemJson(definition, period, b));
       },
     );
 }
