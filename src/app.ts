@@ -19,6 +19,7 @@ import { publicRoutes } from './http/public/routes.js';
 import { silenceRoutes } from './http/silences/routes.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errorHandler.js';
+import { idempotentCreates } from './http/middleware/idempotentCreates.js';
 import { jsonBody } from './http/middleware/jsonBody.js';
 import { admitLogs } from './http/logs/admission.js';
 import { isLogBatchRequest } from './http/logs/request.js';
@@ -90,6 +91,8 @@ export function buildApp(services: Services, planes: ReadonlySet<Plane>): Koa<Ap
   if (planes.has('logs') && services.admission) app.use(admitLogs(services.admission));
   // A log batch's body is read by its route, and parsed in worker threads (http/logs/batchParsers.ts).
   app.use(jsonBody(isLogBatchRequest));
+  // After the body is parsed: a POST that creates, with an Idempotency-Key, runs once.
+  app.use(idempotentCreates(services.stores.postgres, workspaceRouters, services.logger));
   for (const router of workspaceRouters) app.use(router.router.routes());
   return app;
 }

@@ -4,6 +4,7 @@
 import type { BackgroundTask } from './backgroundTask.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { evaluationWorker } from './evaluation/evaluationWorker.js';
+import { idempotencyKeyExpiry } from './idempotency/expiry.js';
 import type { Services } from './services.js';
 
 /** The tasks a worker process runs, in start order (stopped in reverse). */
@@ -17,5 +18,5 @@ export function workerTasks(services: Services): BackgroundTask[] {
     perDestination: destinationConcurrency,
     perWorkspace: workspaceConcurrency,
   });
-  return [evaluation, deliveryWorker];
+  return [evaluation, deliveryWorker, idempotencyKeyExpiry(stores.postgres, logger)];
 }

@@ -57,6 +57,11 @@ export interface RouteSpec<Q extends JSONSchema = JSONSchema, B extends JSONSche
    * ctx.query itself (e.g. a share link, which answers every bad query with the same 404).
    */
   readonly handlerValidatedQuery?: JSONSchema;
+  /**
+   * A POST that creates a resource: it takes an Idempotency-Key header (a retry with the same
+   * key gets the first answer again; middleware/idempotentCreates.ts).
+   */
+  readonly creates?: boolean;
   /** Keyed by status; error statuses use the common error body unless a schema is given. */
   readonly responses: Readonly<Record<number, ResponseSpec>>;
 }
@@ -82,6 +87,8 @@ export interface DocumentedRoute {
 export class ApiRouter {
   readonly router: Router<AppState>;
   readonly routes: DocumentedRoute[] = [];
+  /** Full paths of the routes that create (RouteSpec.creates), as the router matches them. */
+  private readonly creatingPaths = new Set<string>();
 
   /**
    * @param tag     the OpenAPI tag (the resource's name)
@@ -103,13 +110,22 @@ export class ApiRouter {
   ): this {
     const validateQuery = spec.query === undefined ? null : queryValidator<Input<Q>>(spec.query as object);
     const validateBody = spec.body === undefined ? null : bodyValidator<Input<B>>(spec.body as object);
-    this.routes.push({ spec: spec as RouteSpec, fullPath: this.prefix + (spec.path === '/' && this.prefix !== '' ? '' : spec.path), tag: this.tag });
+    const fullPath = this.prefix + (spec.path === '/' && this.prefix !== '' ? '' : spec.path);
+    this.routes.push({ spec: spec as RouteSpec, fullPath, tag: this.tag });
+    if (spec.creates === true) this.creatingPaths.add(fullPath);
     this.router[spec.method](spec.path, async (ctx) => {
       const query = (validateQuery ? validateQuery({ ...ctx.query }) : undefined) as Input<Q>;
       const body = (validateBody ? validateBody(ctx.request.body) : undefined) as Input<B>;
       await handler(ctx, { query, body });
     });
     return this;
+  }
+
+  /** Whether a POST to `path` creates a resource (RouteSpec.creates). */
+  createsAt(path: string): boolean {
+    return this.router
+      .match(path, 'POST')
+      .pathAndMethod.some((layer) => layer.methods.includes('POST') && typeof layer.path === 'string' && this.creatingPaths.has(layer.path));
   }
 
   /** The methods this router serves at `path` (HEAD with GET); empty when no route of it has that path. */

@@ -15,9 +15,6 @@ export const listAlertsQuerySchema = {
   },
 } as const;
 
-/** The lifecycle actions take an empty body ({} is accepted too). */
-export const emptyBodySchema = { type: 'object', additionalProperties: false, properties: {} } as const;
-
 const timestamp = { type: 'string', format: 'date-time' } as const;
 const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' } as const;
 const nullableNumber = { type: ['number', 'null'] } as const;

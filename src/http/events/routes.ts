@@ -10,7 +10,7 @@ import {
   type EventsDeps,
 } from '../../events/operations.js';
 import { pageOf, pageOrAll } from '../../page.js';
-import { emptyBodySchema } from '../alerts/schemas.js';
+import { emptyBodySchema } from '../validation.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import { eventDefinitionJson, rollupItemJson } from './representation.js';
@@ -27,6 +27,7 @@ export function eventRoutes(deps: EventsDeps): ApiRouter {
         method: 'post',
         path: '/',
         summary: 'Create an event definition',
+        creates: true,
         body: createEventSchema,
         responses: { 201: definitionResponse, 400: invalidInput, 409: { description: 'The (agent, event) pair exists (event_exists).' } },
       },
