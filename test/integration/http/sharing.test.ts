@@ -214,7 +214,10 @@ describe('share links', function () {
     );
     expect(res.status).to.equal(404);
     expect(res.text).to.not.include(shared.event_id);
-    const analytics = await svc.request('GET', `/v1.0/events/${shared.event_id}/analytics?view=window&period=1h&previous=previous_window&token=${shared.share_token}`);
+    const analytics = await svc.request(
+      'GET',
+      `/v1.0/events/${shared.event_id}/analytics?view=window&period=1h&previous=previous_window&token=${shared.share_token}`,
+    );
     expect(analytics.status).to.equal(401);
   });
 
