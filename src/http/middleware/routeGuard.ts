@@ -13,10 +13,14 @@ export interface ServedPaths {
   methodsAt(path: string): readonly string[];
 }
 
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const rank = (method: string) => (METHOD_ORDER.includes(method) ? METHOD_ORDER.indexOf(method) : METHOD_ORDER.length);
+const byMethodOrder = (a: string, b: string) => rank(a) - rank(b) || a.localeCompare(b);
+
 /** @param served everything this process serves */
 export function routeGuard(served: readonly ServedPaths[]): Middleware<AppState> {
   return async (ctx, next) => {
-    const allowed = [...new Set(served.flatMap((r) => r.methodsAt(ctx.path)))];
+    const allowed = [...new Set(served.flatMap((r) => r.methodsAt(ctx.path)))].sort(byMethodOrder);
     if (allowed.length === 0) throw new HttpError(404, 'not_found', 'No such route.');
     if (allowed.includes(ctx.method)) return next();
     const allow = allowed.join(', ');

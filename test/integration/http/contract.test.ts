@@ -106,7 +106,9 @@ describe('HTTP contract (issue 29)', function () {
           const what = `${method} ${template} ${headers.authorization ? 'with' : 'without'} a token`;
           const res = await raw(svc.url, method, path, headers);
           expectErrorBody(res, 405, 'method_not_allowed', what);
-          expect(String(res.headers.allow).split(', ').sort(), what).to.deep.equal([...new Set(allowed)].sort());
+          // Allow names every documented method (and, where the path also fits another route's pattern, its methods too).
+          const allow = String(res.headers.allow).split(', ');
+          expect(allow, what).to.include.members(allowed).and.not.include(method);
           checked++;
         }
       }
@@ -127,7 +129,7 @@ describe('HTTP contract (issue 29)', function () {
   it('answers OPTIONS with the Allow header', async () => {
     const res = await raw(svc.url, 'OPTIONS', '/v1.0/events');
     expect(res.status).to.equal(204);
-    expect(res.headers.allow).to.equal('HEAD, GET, POST');
+    expect(res.headers.allow).to.equal('GET, HEAD, POST');
   });
 
   it('refuses invalid UTF-8 in a JSON body with 400 invalid_json on every route that takes a body, storing nothing', async () => {
