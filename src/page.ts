@@ -33,7 +33,7 @@ export function pageOrAll(request: PageRequest): PageOrAll {
   return { limit: request.limit ?? null, offset: request.offset ?? 0 };
 }
 
-/** Alerts a list without `limit` returns at most: every match, newest first (DECISIONS C). */
+/** Alerts a list without `limit` returns at most: every match, newest first. */
 export const MAX_WHOLE_ALERT_LIST = 10_000;
 
 /** The page of a list whole by default but capped: without `limit`, up to `cap` items from `offset` on. */

@@ -1,4 +1,4 @@
--- Idempotency keys of control-plane creates (DECISIONS C, "Safe retries"): a POST that
+-- Idempotency keys of control-plane creates (docs/api.md, Safe retries): a POST that
 -- creates a resource with an Idempotency-Key header is done once per workspace and key; a
 -- retry within 24 hours gets the first answer again. Rows older than that are expired by the
 -- worker (and taken over lazily by a new request with the same key).

@@ -1,4 +1,4 @@
-// Idempotency keys (DECISIONS C, "Safe retries"): what a key is, and how long it holds.
+// Idempotency keys (docs/api.md, Safe retries): what a key is, and how long it holds.
 
 /** 1–255 printable ASCII characters (space to tilde). */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;

@@ -1,4 +1,4 @@
-// Idempotency keys of creates (DECISIONS C): a request with a key runs once per workspace and
+// Idempotency keys of creates (docs/api.md, Safe retries): a request with a key runs once per workspace and
 // key; a retry gets the first answer again. Only a successful answer is kept: a refused
 // request frees its key, so the client can correct it and retry with the same key.
 //

@@ -63,7 +63,7 @@ describe('configuration', () => {
   it('leaves the workspace rate to the fair share when unset, and keeps the batch limit within 250 to 10,000', () => {
     const config = loadConfig({ DATA_DIR: '/d', JOURNAL_DIR: '/j' });
     expect(config.ingest.workspaceRecordsPerS).to.equal(null);
-    // Both SDKs send 500 records a request by default (DECISIONS D).
+    // Both SDKs send 500 records a request by default.
     expect(config.ingest.maxBatchRecords).to.equal(1000);
     expect(config.ingest.journalDir).to.equal('/j');
     for (const bad of ['249', '10001']) expect(() => loadConfig({ INGEST_MAX_BATCH_RECORDS: bad })).to.throw(ConfigError, /INGEST_MAX_BATCH_RECORDS/);

@@ -1,7 +1,7 @@
 import { PATTERNS } from '../validation.js';
 
 /**
- * Records per request every deployment accepts (INTERFACE §8); INGEST_MAX_BATCH_RECORDS
+ * Records per request every deployment accepts (the portable limit the API documents); INGEST_MAX_BATCH_RECORDS
  * (default 1,000, never below this) may allow more.
  */
 export const PORTABLE_MAX_LOGS_PER_REQUEST = 250;

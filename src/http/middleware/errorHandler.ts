@@ -56,7 +56,7 @@ export function toHttpError(err: unknown): HttpError | null {
   return null;
 }
 
-/** The error body of DECISIONS C, for every status >= 400. */
+/** The error body (docs/api.md, Bodies and errors), for every status >= 400. */
 export function errorBody(code: string, message: string, details: readonly ErrorDetail[] = [], extra: Readonly<Record<string, unknown>> = {}) {
   return { error: { code, message, details }, message, ...extra };
 }

@@ -1,4 +1,4 @@
-// Idempotency-Key on the POSTs that create a resource (RouteSpec.creates; DECISIONS C): the
+// Idempotency-Key on the POSTs that create a resource (RouteSpec.creates; docs/api.md, Safe retries): the
 // first request with a key runs and its successful answer is kept for 24 hours; a retry with
 // the same key and the same request gets that answer again (same status and body, header
 // Idempotent-Replayed: true) and creates nothing; the same key with another path or body is

@@ -1,4 +1,4 @@
-// The HTTP contract as amended in issue 29 (DECISIONS C, D, H), as the existing SDKs and a
+// The HTTP contract as amended in issue 29 (docs/api.md), as the existing SDKs and a
 // careless client or a scanner meet it: the error body's top-level message, any method on any
 // documented path (405 with Allow, never a 5xx), unknown paths (404, token or not), invalid
 // UTF-8 bodies, query integers in plain digits only, routes that take no body, `period`

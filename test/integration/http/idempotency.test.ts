@@ -1,4 +1,4 @@
-// Safe retries of creates (DECISIONS C): the JavaScript SDK retries every request whose answer
+// Safe retries of creates (docs/api.md, Safe retries): the JavaScript SDK retries every request whose answer
 // was lost, and a retried createPolicy stored two policies. With an Idempotency-Key a create
 // happens once per workspace and key within 24 hours.
 import { expect } from 'chai';

@@ -1,4 +1,4 @@
-// Admission on the real service (DECISIONS D): work-conserving concurrency, X-RateLimit-Remaining
+// Admission on the real service (docs/ingest.md, Overload): work-conserving concurrency, X-RateLimit-Remaining
 // after the charge, and batches as large as INGEST_MAX_BATCH_RECORDS allows within the body limit.
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
