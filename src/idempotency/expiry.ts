@@ -6,6 +6,7 @@ import type { PostgresStore } from '../stores/postgres.js';
 import { expireIdempotencyKeys } from './operations.js';
 
 const EXPIRY_INTERVAL_MS = 3_600_000;
+const FIRST_RUN_MS = 60_000;
 
 export function idempotencyKeyExpiry(postgres: PostgresStore, logger: Logger, intervalMs = EXPIRY_INTERVAL_MS): BackgroundTask {
   let timer: NodeJS.Timeout | null = null;
@@ -22,24 +23,23 @@ export function idempotencyKeyExpiry(postgres: PostgresStore, logger: Logger, in
     }
   }
 
-  function schedule(): void {
+  function schedule(delayMs: number): void {
     if (stopped) return;
     timer = setTimeout(() => {
       running = expire().finally(() => {
         running = null;
-        schedule();
+        schedule(intervalMs);
       });
-    }, intervalMs);
+    }, delayMs);
     timer.unref();
   }
 
   return {
     name: 'idempotency-key-expiry',
+    // The first run a minute after start, not during it: start-up has enough to do, and keys
+    // expire lazily meanwhile (a request takes an expired key over).
     start() {
-      running = expire().finally(() => {
-        running = null;
-        schedule();
-      });
+      schedule(FIRST_RUN_MS);
     },
     async stop() {
       stopped = true;
