@@ -55,7 +55,7 @@ export interface EventsConfig {
 }
 
 export interface IngestConfig {
-  /** INGEST_MAX_BATCH_RECORDS: records one POST /v1.0/logs may carry; more is answered 400. @default 250 */
+  /** INGEST_MAX_BATCH_RECORDS: records one POST /v1.0/logs may carry; more is answered 400. The body limit of that route follows it (2 KB a record, at least 1 MB). @default 1000 */
   readonly maxBatchRecords: number;
   /** JOURNAL_DIR: the write-ahead journal of this process (one per ingest process). @default DATA_DIR/journal */
   readonly journalDir: string;
@@ -279,7 +279,7 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(read.string('DATA_DIR', './data'));
   const workspaceRate = read.raw('INGEST_WORKSPACE_RECORDS_PER_S');
   const ingest: IngestConfig = {
-    maxBatchRecords: read.integer('INGEST_MAX_BATCH_RECORDS', 250, 250, 10_000),
+    maxBatchRecords: read.integer('INGEST_MAX_BATCH_RECORDS', 1_000, 250, 10_000),
     journalDir: path.resolve(read.string('JOURNAL_DIR', path.join(dataDir, 'journal'))),
     journalMaxBytes: read.integer('INGEST_JOURNAL_MAX_BYTES', 1024 ** 3, 1024 ** 2, 1024 ** 4),
     journalSegmentBytes: read.integer('INGEST_JOURNAL_SEGMENT_BYTES', 64 * 1024 ** 2, 64 * 1024, 1024 ** 3),

@@ -5,6 +5,7 @@ import type { BackgroundTask } from './backgroundTask.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { dataDrivenEvaluation } from './evaluation/dataDrivenEvaluation.js';
 import { evaluationWorker } from './evaluation/evaluationWorker.js';
+import { idempotencyKeyExpiry } from './idempotency/expiry.js';
 import type { Services } from './services.js';
 
 /** The tasks a worker process runs, in start order (stopped in reverse). */
@@ -19,5 +20,5 @@ export function workerTasks(services: Services): BackgroundTask[] {
     perDestination: destinationConcurrency,
     perWorkspace: workspaceConcurrency,
   });
-  return [evaluation, dataDriven, deliveryWorker];
+  return [evaluation, dataDriven, deliveryWorker, idempotencyKeyExpiry(stores.postgres, logger)];
 }

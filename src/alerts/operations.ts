@@ -7,7 +7,7 @@ import type { PostgresStore, Queryable } from '../stores/postgres.js';
 import type { Alert, AlertStatus } from './model.js';
 import { insertNotifications, type NewNotification } from './outbox.js';
 import { findAlert, insertAlerts, listAlertRows, lockOpenAlerts, setAlertStatus, updateAlerts } from './store.js';
-import { transitionFor, type AlertAction } from './transitions.js';
+import { isRepeated, transitionFor, type AlertAction } from './transitions.js';
 
 export function listAlerts(db: Queryable, workspaceId: string, page: Page, status?: AlertStatus): Promise<Alert[]> {
   return listAlertRows(db, workspaceId, page, status);
@@ -20,7 +20,8 @@ export async function getAlert(db: Queryable, workspaceId: string, alertId: stri
 }
 
 /**
- * Acknowledges, resolves or archives an alert: 404 when it is not the workspace's, 409
+ * Acknowledges, resolves or archives an alert: 404 when it is not the workspace's, the alert
+ * unchanged when it is already in the action's target state (a repeat), 409
  * (invalid_transition) when its status does not allow the action. A notifying transition
  * writes its outbox row in the same transaction.
  */
@@ -28,6 +29,7 @@ export async function applyAlertAction(db: PostgresStore, workspaceId: string, a
   return db.transaction(async (tx) => {
     const current = await findAlert(tx, workspaceId, alertId, true);
     if (!current) throw notFound('alert');
+    if (isRepeated(action, current.status)) return current;
     const transition = transitionFor(action, current.status);
     if (!transition) throw conflict('invalid_transition', `An alert that is ${current.status} cannot be ${PAST[action]}.`);
     const updated = await setAlertStatus(tx, workspaceId, alertId, transition.to, transition.stamp, now);

@@ -1,7 +1,7 @@
 // Command-line options of the ingest benchmark, and the INGEST_* settings handed to the service.
 import { parseArgs } from 'node:util';
 import { loadConfig, type IngestConfig } from '../../../src/config.js';
-import { DEFAULT_MAX_LOGS_PER_REQUEST } from '../../../src/http/logs/schema.js';
+import { PORTABLE_MAX_LOGS_PER_REQUEST } from '../../../src/http/logs/schema.js';
 import { UsageError } from './runner.js';
 
 export interface BenchOptions {
@@ -36,7 +36,7 @@ export interface IngestSettings {
 export const USAGE = `usage: npm run bench:ingest -- [options]
   --records <n>            records of the closed loop, and of the direct bulk insert (default 1000000)
   --concurrency <n>        closed-loop clients, one request in flight each (default 64)
-  --records-per-request <n> records per request, at most ${DEFAULT_MAX_LOGS_PER_REQUEST} (default ${DEFAULT_MAX_LOGS_PER_REQUEST})
+  --records-per-request <n> records per request, at most ${PORTABLE_MAX_LOGS_PER_REQUEST} (default ${PORTABLE_MAX_LOGS_PER_REQUEST})
   --direct-batch <n>       rows per direct bulk insert (default 50000)
   --seed <n>               seed of the generated records (default 1)
   --max-load-minutes <n>   abort when the closed loop takes longer (default 15)
@@ -69,7 +69,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   return {
     records: positiveInteger('--records', values.records, 1_000_000),
     concurrency: positiveInteger('--concurrency', values.concurrency, 64),
-    recordsPerRequest: positiveInteger('--records-per-request', values['records-per-request'], DEFAULT_MAX_LOGS_PER_REQUEST, DEFAULT_MAX_LOGS_PER_REQUEST),
+    recordsPerRequest: positiveInteger('--records-per-request', values['records-per-request'], PORTABLE_MAX_LOGS_PER_REQUEST, PORTABLE_MAX_LOGS_PER_REQUEST),
     directBatch: positiveInteger('--direct-batch', values['direct-batch'], 50_000),
     seed: positiveInteger('--seed', values.seed, 1),
     maxLoadMinutes: positiveInteger('--max-load-minutes', values['max-load-minutes'], 15),

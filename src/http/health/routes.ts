@@ -2,6 +2,7 @@
 import type { Metrics } from '../../metrics.js';
 import type { Stores } from '../../stores/index.js';
 import { ApiRouter } from '../apiRouter.js';
+import { errorBody } from '../middleware/errorHandler.js';
 
 const checksSchema = {
   type: 'object',
@@ -39,7 +40,7 @@ export function healthRoutes(stores: Stores, metrics: Metrics): ApiRouter {
         const checks = { clickhouse: clickhouse.status === 'fulfilled' ? 'ok' : 'down', postgres: postgres.status === 'fulfilled' ? 'ok' : 'down' };
         const ready = checks.clickhouse === 'ok' && checks.postgres === 'ok';
         ctx.status = ready ? 200 : 503;
-        ctx.body = ready ? { status: 'ok', checks } : { error: { code: 'not_ready', message: 'A store does not answer.', details: [] }, checks };
+        ctx.body = ready ? { status: 'ok', checks } : { ...errorBody('not_ready', 'A store does not answer.'), checks };
       },
     )
     .add(

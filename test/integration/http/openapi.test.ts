@@ -102,7 +102,7 @@ describe('OpenAPI document', () => {
     }
     expect(checked).to.be.greaterThan(5);
     // The log batch is validated record by record by validateLogBatch, with this schema.
-    expect(document.paths['/v1.0/logs']!.post!.requestBody!.content['application/json'].schema).to.deep.equal(logBatchSchema(250));
+    expect(document.paths['/v1.0/logs']!.post!.requestBody!.content['application/json'].schema).to.deep.equal(logBatchSchema(1_000));
   });
 
   it('states who may call each route, as the service enforces it', async () => {
