@@ -50,7 +50,7 @@ describe('Prometheus remote-write from a real Prometheus server', function () {
     svc = await startTestService();
     const token = await svc.tokenFor('prom-ws');
     let scrapes = 0;
-    target = createServer((req, res) => {
+    target = createServer((_req, res) => {
       scrapes++;
       const gauge = 10 + (scrapes % 5);
       const counter = scrapes * 3;
