@@ -9,6 +9,8 @@ import { decimalText } from './numberText.js';
 export interface RecordSummary {
   /** Observations the record stands for (≥ 1). */
   readonly count: number;
+  /** Their sum: the record's value. */
+  readonly sum: number;
   readonly squares: number;
   readonly min: number;
   readonly max: number;
@@ -60,11 +62,14 @@ export interface HistogramBucket {
  * (min/max otherwise the bounds of the outermost non-empty buckets, clamped to finite
  * values); squares and variance estimated from bucket midpoints around the exact mean; the
  * sketch fed with each non-empty bucket's midpoint. An open-ended bucket's point is its
- * finite bound (or min/max when known), so p95/p99 stay within the bucket holding them.
+ * finite bound (or min/max when known), so p95/p99 stay within the bucket holding them. A
+ * point without a sum (OTLP leaves it out when observations may be negative) gets the sum of
+ * its bucket midpoints.
  */
-export function histogramSummary(count: number, sum: number, buckets: readonly HistogramBucket[], min?: number, max?: number): RecordSummary {
+export function histogramSummary(count: number, sentSum: number, buckets: readonly HistogramBucket[], min?: number, max?: number): RecordSummary {
   const filled = buckets.filter((b) => b.count > 0);
-  const mean = sum / count;
+  const sumKnown = Number.isFinite(sentSum);
+  const mean = sumKnown ? sentSum / count : 0;
   const lo = min ?? finiteOr(filled[0]?.lower, filled[0]?.upper, mean);
   const hi = max ?? finiteOr(filled[filled.length - 1]?.upper, filled[filled.length - 1]?.lower, mean);
   const means: number[] = [];
@@ -79,11 +84,17 @@ export function histogramSummary(count: number, sum: number, buckets: readonly H
     means.push(mean);
     weights.push(count);
   }
+  const sum = sumKnown ? sentSum : means.reduce((total, m, i) => total + m * weights[i]!, 0);
+  return summaryOf(count, sum, lo, hi, means, weights);
+}
+
+function summaryOf(count: number, sum: number, lo: number, hi: number, means: number[], weights: number[]): RecordSummary {
+  const mean = sum / count;
   let m2 = 0;
   for (let i = 0; i < means.length; i++) m2 += weights[i]! * (means[i]! - mean) ** 2;
   if (!Number.isFinite(m2)) m2 = 0;
   const squares = m2 + (sum * sum) / count;
-  return { count, squares, min: lo, max: hi, varianceHex: welfordStateHex(count, mean, m2), means, weights };
+  return { count, sum, squares, min: lo, max: hi, varianceHex: welfordStateHex(count, mean, m2), means, weights };
 }
 
 const finiteOr = (a: number | undefined, b: number | undefined, fallback: number): number =>

@@ -166,7 +166,7 @@ export function otlpRecords(request: MetricsRequest, workspaceId: string, cumula
           }
           if (count <= 0) continue; // nothing observed in the interval: no record
           const summary: RecordSummary = histogramSummary(count, sum, buckets, min, max);
-          addPoint(outcome, { ...base, value: sum, meta: meta(), summary }, now);
+          addPoint(outcome, { ...base, value: summary.sum, meta: meta(), summary }, now);
         }
       }
     }
