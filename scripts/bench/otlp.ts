@@ -44,7 +44,9 @@ function otlpBatches(points: number, now: number): RequestBatch[] {
 }
 
 async function main(): Promise<boolean> {
-  const { values } = parseArgs({ options: { points: { type: 'string', default: '200000' }, concurrency: { type: 'string', default: '16' }, rounds: { type: 'string', default: '3' } } });
+  const { values } = parseArgs({
+    options: { points: { type: 'string', default: '200000' }, concurrency: { type: 'string', default: '16' }, rounds: { type: 'string', default: '3' } },
+  });
   const points = Number(values.points);
   const concurrency = Number(values.concurrency);
   const rounds = Number(values.rounds);
