@@ -51,7 +51,8 @@ async function main(): Promise<boolean> {
   const concurrency = Number(values.concurrency);
   const rounds = Number(values.rounds);
   const now = Date.now();
-  const service = await startServiceProcess(temporaryDir('alertmon-bench-otlp-'), {});
+  // Requests of 1,000 records on both routes (the logs route's limit defaults to 250 here).
+  const service = await startServiceProcess(temporaryDir('alertmon-bench-otlp-'), { INGEST_MAX_BATCH_RECORDS: String(PER_REQUEST) });
   const interrupt = new AbortController();
   onCleanup(() => interrupt.abort());
   const tokens = { json: await issueWorkspaceToken(service, 'bench-json'), otlp: await issueWorkspaceToken(service, 'bench-otlp') };
