@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { CumulativeSeries, increaseOf } from '../../../src/ingest/cumulativeSeries.js';
 import { histogramSummary } from '../../../src/ingest/recordSummary.js';
+import { otlpRecords } from '../../../src/http/metrics/otlp.js';
 import { pointLogId } from '../../../src/http/metrics/pointRecords.js';
 
 describe('histogram summaries', () => {
@@ -52,5 +53,40 @@ describe('point log ids', () => {
     expect(pointLogId('w', 'series', '1000')).to.equal(id);
     expect(pointLogId('w', 'series', '1001')).to.not.equal(id);
     expect(pointLogId('v', 'series', '1000')).to.not.equal(id);
+  });
+});
+
+describe('OTLP exponential histograms', () => {
+  it('become one summary record: exact count, sum, min, max, and sketch points within their buckets', () => {
+    const now = Date.now();
+    const request = {
+      resourceMetrics: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'svc' } }] },
+          scopeMetrics: [
+            {
+              metrics: [
+                {
+                  name: 'exp.latency',
+                  exponentialHistogram: {
+                    aggregationTemporality: 1,
+                    // scale 0: base 2; positive buckets from offset 1 hold (2, 4], (4, 8]; one zero.
+                    dataPoints: [
+                      { timeUnixNano: now * 1e6, count: 6, sum: 24.5, min: 0, max: 7.5, scale: 0, zeroCount: 1, positive: { offset: 1, bucketCounts: [3, 2] } },
+                    ],
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const { outcome } = otlpRecords(request, 'w', new CumulativeSeries(10), now);
+    expect(outcome.records).to.have.length(1);
+    const [record] = outcome.records;
+    expect([record!.value, record!.summary!.count, record!.summary!.min, record!.summary!.max]).to.deep.equal([24.5, 6, 0, 7.5]);
+    expect(record!.summary!.means).to.deep.equal([0, 3, 5.75]);
+    expect(record!.summary!.weights).to.deep.equal([1, 3, 2]);
   });
 });
