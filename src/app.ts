@@ -14,6 +14,7 @@ import { destinationRoutes } from './http/destinations/routes.js';
 import { eventRoutes } from './http/events/routes.js';
 import { healthRoutes } from './http/health/routes.js';
 import { logRoutes } from './http/logs/routes.js';
+import { metricRoutes } from './http/metrics/routes.js';
 import { policyRoutes } from './http/policies/routes.js';
 import { publicRoutes } from './http/public/routes.js';
 import { silenceRoutes } from './http/silences/routes.js';
@@ -49,6 +50,7 @@ export function apiRouters(services: Services): ApiRouters {
   const { postgres } = stores;
   const workspace = [
     { plane: 'logs', router: logRoutes(ingestor, metrics, config.ingest.maxBatchRecords) },
+    { plane: 'logs', router: metricRoutes(ingestor, metrics) },
     { plane: 'control', router: eventRoutes(services.events) },
     { plane: 'control', router: analyticsRoutes(stores) },
     { plane: 'control', router: policyRoutes({ postgres, evaluator, maxPerWorkspace: config.policies.maxPerWorkspace }) },

@@ -22,7 +22,16 @@ import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import { classifyClickHouseError } from '../stores/clickhouseErrors.js';
 import { repairInterruptedBlock } from './interruptedBlock.js';
-import { decodeBatch, eventIdsIn, insertRowsBound, LOG_COLUMNS, logsInsertSettings, writeInsertRows } from './journaledBatch.js';
+import {
+  decodeBatch,
+  eventIdsIn,
+  insertBody,
+  insertRowsBound,
+  LOG_COLUMNS,
+  logsInsertSettings,
+  SUMMARY_LOG_COLUMNS,
+  writeInsertRows,
+} from './journaledBatch.js';
 import type { BlockRange, FrameEntry, Journal } from './journal/journal.js';
 
 export interface JournalWriterOptions {
@@ -191,11 +200,11 @@ export class JournalWriter {
   private async insertParts(frames: readonly FrameEntry[], payloads: readonly Buffer[]): Promise<boolean> {
     const first = frames[0]!;
     const token = `${this.journal.id}-${first.segment}-${first.offset}-${frames[frames.length - 1]!.end}`;
-    const body = await this.insertBodyOf(payloads);
+    const { body, summaries } = await this.insertBodyOf(payloads);
     const records = frames.reduce((n, f) => n + f.records, 0);
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.insert(body, records, token);
+        await this.insert(body, summaries, records, token);
         return true;
       } catch (err) {
         if (classifyClickHouseError(err) === 'rows_refused') break;
@@ -216,17 +225,20 @@ export class JournalWriter {
   /**
    * The insert rows of the payloads, a few requests per turn of the event loop, so that
    * requests are answered meanwhile; in this writer's body buffer, valid until the next call.
+   * Summary records (recordSummary.ts), when there are any, go into a body of their own.
    */
-  private async insertBodyOf(payloads: readonly Buffer[]): Promise<Buffer> {
+  private async insertBodyOf(payloads: readonly Buffer[]): Promise<{ body: Buffer; summaries: Buffer | null }> {
     const timezoneOf = (eventId: string) => this.directory.timezoneOf(eventId);
     const bound = insertRowsBound(payloads);
     if (this.body.length < bound) this.body = Buffer.allocUnsafeSlow(bound);
     let size = 0;
+    const skipped = { lines: 0 };
     for (let i = 0; i < payloads.length; i += FRAMES_PER_TURN) {
       if (i > 0) await nextTurn();
-      size = writeInsertRows(payloads.slice(i, i + FRAMES_PER_TURN), timezoneOf, this.body, size);
+      size = writeInsertRows(payloads.slice(i, i + FRAMES_PER_TURN), timezoneOf, this.body, size, 'records', skipped);
     }
-    return this.body.subarray(0, size);
+    const summaries = skipped.lines > 0 ? insertBody(payloads, timezoneOf, 'summaries') : null;
+    return { body: this.body.subarray(0, size), summaries };
   }
 
   private async setAside(frame: FrameEntry, payload: Buffer): Promise<void> {
@@ -244,9 +256,16 @@ export class JournalWriter {
     });
   }
 
-  private async insert(body: Buffer, rows: number, token: string): Promise<void> {
+  private async insert(body: Buffer, summaries: Buffer | null, rows: number, token: string): Promise<void> {
     const stopTimer = this.metrics.clickhouseInsertSeconds.startTimer();
-    await this.clickhouse.insertBytes({ table: 'logs', columns: LOG_COLUMNS, format: 'JSONCompactEachRow', settings: logsInsertSettings(token), body });
+    if (body.length > 0) {
+      await this.clickhouse.insertBytes({ table: 'logs', columns: LOG_COLUMNS, format: 'JSONCompactEachRow', settings: logsInsertSettings(token), body });
+    }
+    if (summaries !== null) {
+      // Its own token: a retry after either insert failed stores each block once.
+      const settings = logsInsertSettings(`${token}-summaries`);
+      await this.clickhouse.insertBytes({ table: 'logs', columns: SUMMARY_LOG_COLUMNS, format: 'JSONCompactEachRow', settings, body: summaries });
+    }
     stopTimer();
     this.metrics.clickhouseInsertRows.observe(rows);
     this.metrics.ingestedRecords.inc(rows);
