@@ -262,7 +262,7 @@ describe(`the journal on NATS JetStream (Postgres ${postgresMode})`, function ()
       const token = (await request(api.url, 'POST', '/v1.0/admin/tokens', { token: ADMIN_TOKEN, body: { user_id: WORKSPACE } })).body.token as string;
       const statuses: number[] = [];
       let full: TestResponse | null = null;
-      for (const batch of batchesOf(40, 1000)) {
+      for (const batch of batchesOf(60, 250)) {
         const res = await request(ingest.url, 'POST', '/v1.0/logs', { token, body: batch });
         statuses.push(res.status);
         if (res.status !== 200) {
