@@ -11,7 +11,7 @@ import { temporaryDir } from './cleanup.js';
 import type { RequestBatch } from './dataset.js';
 import { runLoad, type LoadResult } from './load.js';
 import { openLoop, type OpenLoopResult } from './phases.js';
-import { issueWorkspaceToken, metricValue, queryNumber, scrapeMetrics, sleep, startServiceProcess, type ServiceProcess } from './serviceProcess.js';
+import { issueWorkspaceToken, queryNumber, sleep, startServiceProcess, type ServiceProcess } from './serviceProcess.js';
 
 export interface StreamBenchInputs {
   readonly natsUrl: string;
@@ -41,11 +41,20 @@ const quantile = (values: readonly number[], q: number) => {
 /** Splits the batches round-robin into n shares. */
 const shares = <T>(items: readonly T[], n: number): T[][] => Array.from({ length: n }, (_, k) => items.filter((_, i) => i % n === k));
 
-async function drained(writer: ServiceProcess): Promise<void> {
-  const deadline = Date.now() + 300_000;
-  while (metricValue(await scrapeMetrics(writer), 'alertmon_journal_backlog_bytes') !== 0) {
-    if (Date.now() > deadline) throw new Error('the stream did not drain within 300 s');
-    await sleep(100);
+/** Waits until the stream holds no message (a writer acknowledges a message only after its insert), read from NATS itself. */
+async function drained(natsUrl: string, stream: string): Promise<void> {
+  const { connect } = await import('@nats-io/transport-node');
+  const { jetstreamManager } = await import('@nats-io/jetstream');
+  const nc = await connect({ servers: natsUrl, timeout: 5_000 });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const deadline = Date.now() + 300_000;
+    while ((await jsm.streams.info(stream)).state.messages !== 0) {
+      if (Date.now() > deadline) throw new Error('the stream did not drain within 300 s');
+      await sleep(100);
+    }
+  } finally {
+    await nc.close();
   }
 }
 
@@ -89,7 +98,7 @@ async function variant(inputs: StreamBenchInputs, ingestProcesses: number, progr
         ),
       );
       const wallMs = Math.max(...loads.map((l) => l.wallMs));
-      await drained(writer);
+      await drained(inputs.natsUrl, stream);
       const drainedMs = performance.now() - started;
       const open: StreamVariant['open'] = [];
       for (const [r, rate] of inputs.openRates.entries()) {
@@ -108,7 +117,7 @@ async function variant(inputs: StreamBenchInputs, ingestProcesses: number, progr
           failed,
         });
       }
-      await drained(writer);
+      await drained(inputs.natsUrl, stream);
       const where = `WHERE workspace_id IN ('bench', 'bench-open')`;
       const count = (q: string) => queryNumber(writer, q);
       const acknowledged = loads.reduce((n, l) => n + l.acceptedRecords, 0) + open.reduce((n, o) => n + o.acceptedRecords, 0);

@@ -29,6 +29,7 @@ const BACKLOG_POLL_MS = 1_000;
 
 export class StreamIngestor implements Ingestor {
   private closing = false;
+  private polling = false;
   private lastPublished = 0;
   private backlog: JournalBacklog = { frames: 0, bytes: 0, records: 0, oldestJournaledAt: null };
   private readonly poller: NodeJS.Timeout;
@@ -131,12 +132,17 @@ export class StreamIngestor implements Ingestor {
 
   /** The stream's backlog for /metrics: messages and bytes as JetStream counts them, records estimated from the mean records a message. */
   private async pollBacklog(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
     try {
       const { messages, bytes, oldestAt } = await this.stream.backlog();
       const perMessage = this.writer?.meanRecords ?? this.meanRecords;
       this.backlog = { frames: messages, bytes, records: Math.round(messages * perMessage), oldestJournaledAt: oldestAt };
-    } catch {
-      // Unreachable: the last figures stay, and /readyz says so.
+    } catch (err) {
+      // Unreachable or slow: the last figures stay (/readyz says whether NATS answers).
+      this.deps.logger.debug('journal stream: reading the backlog failed', { err: String(err) });
+    } finally {
+      this.polling = false;
     }
   }
 }
