@@ -121,7 +121,9 @@ export class NatsStream {
   }
 
   async close(): Promise<void> {
-    await this.connection.drain().catch(() => this.connection.close());
+    // A drain waits for subscriptions to finish; bounded, then the connection is closed.
+    await Promise.race([this.connection.drain().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+    if (!this.connection.isClosed()) await this.connection.close();
     this.logger.debug('journal stream: connection closed');
   }
 }

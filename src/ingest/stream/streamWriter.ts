@@ -133,11 +133,13 @@ export class StreamWriter {
   async stop(drainMs: number): Promise<void> {
     this.stopping = true;
     this.drainUntil = Date.now() + drainMs;
-    await this.messages?.close().catch(() => {});
+    // Closing the pull may wait for its request to expire: not waited for beyond a moment
+    // (what it still brings is left unacknowledged, for the next writer).
+    const closed = Promise.all([this.messages?.close().catch(() => {}), this.pump]);
     this.roomFor?.();
     this.wake();
     await this.running;
-    await this.pump;
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
     if (this.heartbeat) clearInterval(this.heartbeat);
   }
 
