@@ -71,12 +71,6 @@ export class StreamWriter {
   meanRecords = 1;
   private body = Buffer.alloc(0);
   private readonly words = new Int32Array(4);
-  /**
-   * Stream sequences this writer stored and acknowledged lately: a message delivered again
-   * meanwhile (its ack wait ran out while it sat in the client's buffer) is acknowledged and
-   * skipped, not stored a second time.
-   */
-  private readonly handled = new Set<number>();
 
   private constructor(
     private readonly stream: NatsStream,
@@ -157,22 +151,14 @@ export class StreamWriter {
   private async receive(): Promise<void> {
     while (!this.stopping) {
       try {
-        this.messages = await this.consumer.consume({ max_messages: 256 });
+        this.messages = await this.consumer.consume({ max_messages: 1_000 });
         for await (const msg of this.messages) {
-          if (this.handled.has(msg.seq)) {
-            msg.ack();
-            continue;
-          }
           const payload = Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.byteLength);
           const held: Held = { msg, payload, records: countLines(payload), publishedAt: Number(msg.info.timestampNanos) / 1e6 };
           this.lastReceived = Math.max(this.lastReceived, msg.seq);
           this.meanRecords = this.meanRecords * 0.99 + held.records * 0.01;
-          if (msg.info.redelivered) {
-            // It supersedes a copy of it still waiting here, if any.
-            const copy = this.held.findIndex((h) => h.msg.seq === msg.seq);
-            if (copy >= 0) this.heldRecords -= this.held.splice(copy, 1)[0]!.records;
-            if (!this.redelivered.some((h) => h.msg.seq === msg.seq)) this.redelivered.push(held);
-          } else {
+          if (msg.info.redelivered) this.redelivered.push(held);
+          else {
             this.held.push(held);
             this.heldRecords += held.records;
           }
@@ -278,8 +264,8 @@ export class StreamWriter {
     const eventIds = new Set<string>();
     for (const payload of payloads) eventIdsIn(payload, eventIds);
     await this.directory.learnTimezones([...eventIds]);
-    if (payloads.some((p) => p.indexOf(10) >= 0) && !(await this.insertParts(block, payloads))) return false;
-    this.acknowledge(block);
+    if (!(await this.insertParts(block, payloads))) return false;
+    for (const h of block) h.msg.ack();
     this.metrics.duplicateRecords.inc(duplicates);
     return true;
   }
@@ -331,18 +317,6 @@ export class StreamWriter {
     return this.body.subarray(0, size);
   }
 
-  private acknowledge(messages: readonly Held[]): void {
-    for (const h of messages) {
-      h.msg.ack();
-      this.handled.add(h.msg.seq);
-    }
-    // The newest 100,000 are enough: a copy comes back within the ack wait.
-    for (const seq of this.handled) {
-      if (this.handled.size <= 100_000) break;
-      this.handled.delete(seq);
-    }
-  }
-
   /** Redelivered messages, made to hold once (redelivered.ts), then acknowledged; false when stopped first. */
   private async storeAgain(taken: readonly Held[]): Promise<boolean> {
     this.inserting = taken;
@@ -354,7 +328,7 @@ export class StreamWriter {
         await this.directory.learnTimezones([...eventIds]);
         const outcome = await storeRedelivered(this.clickhouse, batches, (id) => this.directory.timezoneOf(id), this.logger);
         for (const [workspaceId, ids] of outcome.keptIds) for (const id of ids) this.recentIds.add(workspaceId, uuidWords(id, this.words), 0);
-        this.acknowledge(taken);
+        for (const h of taken) h.msg.ack();
         this.metrics.ingestedRecords.inc(outcome.inserted);
         this.metrics.duplicateRecords.inc(outcome.duplicates);
         this.inserting = [];
