@@ -5,6 +5,7 @@ import { TokenAuthenticator } from './auth/tokens.js';
 import { runsWorker, servesIngest, usesClickHouse, type Config } from './config.js';
 import type { DeliveryDeps } from './delivery/deliver.js';
 import { PolicyEvaluator } from './evaluation/evaluator.js';
+import { InsertSignal } from './evaluation/insertSignal.js';
 import { EventDirectory } from './events/eventDirectory.js';
 import type { EventsDeps } from './events/operations.js';
 import { TimezoneCatalog } from './events/timezones.js';
@@ -34,6 +35,8 @@ export interface Services {
   readonly admission: Admission | null;
   readonly events: EventsDeps;
   readonly evaluator: PolicyEvaluator;
+  /** Completed inserts announced to the evaluation worker (this process's, or others' through NOTIFY). */
+  readonly insertSignal: InsertSignal;
   readonly delivery: DeliveryDeps;
   readonly silences: SilencesDeps;
 }
@@ -69,6 +72,8 @@ export async function buildServices(config: Config, stores: Stores, logger: Logg
   const directory = new EventDirectory(postgres, config.events.maxDefinitionsPerWorkspace);
   const ingestor = await ingestorOf(config, stores, directory, metrics, logger);
   const timezones = usesClickHouse(config) ? await TimezoneCatalog.load(clickhouse) : TimezoneCatalog.ofIntl();
+  const insertSignal = new InsertSignal(postgres, logger);
+  ingestor?.onInserted((eventIds) => insertSignal.announce(eventIds));
   return {
     config,
     stores,
@@ -81,6 +86,7 @@ export async function buildServices(config: Config, stores: Stores, logger: Logg
     admission: ingestor && new Admission(config.ingest, metrics),
     events: { postgres, clickhouse, directory, timezones, inserts: ingestor },
     evaluator: new PolicyEvaluator({ postgres, clickhouse, graceMs: config.evaluation.graceMs, now: options.now }),
+    insertSignal,
     delivery: { postgres, settings: config, retryScheduleMs: config.delivery.retryScheduleMs, metrics, logger },
     silences: { postgres, timezones, maxPerWorkspace: config.silences.maxPerWorkspace },
   };

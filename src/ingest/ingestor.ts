@@ -9,6 +9,8 @@ export interface Ingestor {
   caughtUp(): Promise<void>;
   /** Runs fn between two inserts (no insert runs meanwhile), e.g. to re-bucket day rollups. */
   runExclusive<R>(fn: () => Promise<R>): Promise<R>;
+  /** Calls listener with the event ids of each block once it is in ClickHouse (data-driven evaluation). */
+  onInserted(listener: (eventIds: ReadonlySet<string>) => void): void;
   /** Shutdown, once no request is in flight: drains into ClickHouse for at most `drainMs`, then stops. */
   close(drainMs: number): Promise<void>;
 }

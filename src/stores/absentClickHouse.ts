@@ -14,6 +14,7 @@ export function absentClickHouse(database: string): ClickHouseStore {
     database,
     client: new Proxy({} as ClickHouseClient, { get: refuse }),
     analystQuery: async () => refuse(),
+    analystTurn: async () => refuse(),
     insertBytes: async () => refuse(),
     analystUser: null,
     analystLimits: { maxMemoryBytes: 0, maxConcurrentQueries: 0 },

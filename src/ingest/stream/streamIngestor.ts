@@ -118,6 +118,10 @@ export class StreamIngestor implements Ingestor {
     return this.writer ? this.writer.runExclusive(fn) : fn();
   }
 
+  onInserted(listener: (eventIds: ReadonlySet<string>) => void): void {
+    if (this.writer) this.writer.onInserted = listener;
+  }
+
   /** Readiness: JetStream answers. */
   ping(): Promise<void> {
     return this.stream.ping();

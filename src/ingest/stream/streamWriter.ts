@@ -21,7 +21,7 @@ import type { ClickHouseStore } from '../../stores/clickhouse.js';
 import { decodeBatch, eventIdsIn, insertRowsBound, LOG_COLUMNS, logsInsertSettings, payloadOf, writeInsertRows } from '../journaledBatch.js';
 import { loadRecentIds } from '../logIngestor.js';
 import { RecentLogIds, uuidWords } from '../recentLogIds.js';
-import { refusedForItsRows } from '../rowsRefused.js';
+import { classifyClickHouseError } from '../../stores/clickhouseErrors.js';
 import { ACK_WAIT_MS, type NatsStream } from './natsStream.js';
 import { storeRedelivered } from './redelivered.js';
 
@@ -69,6 +69,8 @@ export class StreamWriter {
   private lastReceived = 0;
   /** Records per message seen by this writer (the backlog's records are estimated from it). */
   meanRecords = 1;
+  /** Told the event ids of each block once it is in ClickHouse. */
+  onInserted: ((eventIds: ReadonlySet<string>) => void) | null = null;
   private body = Buffer.alloc(0);
   private readonly words = new Int32Array(4);
 
@@ -267,6 +269,7 @@ export class StreamWriter {
     if (!(await this.insertParts(block, payloads))) return false;
     for (const h of block) h.msg.ack();
     this.metrics.duplicateRecords.inc(duplicates);
+    this.onInserted?.(eventIds);
     return true;
   }
 
@@ -283,7 +286,7 @@ export class StreamWriter {
         this.metrics.ingestedRecords.inc(records);
         return true;
       } catch (err) {
-        if (refusedForItsRows(err)) break;
+        if (classifyClickHouseError(err) === 'rows_refused') break;
         if (this.stopping && Date.now() >= this.drainUntil) return false;
         this.metrics.clickhouseInsertFailures.inc();
         if (attempt === 0 || attempt % 10 === 0) this.logger.warn('journal stream: insert failed; retrying the same block', { token, records, attempt, err });
