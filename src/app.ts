@@ -13,6 +13,7 @@ import { deliveryHistoryRoutes } from './http/deliveries/routes.js';
 import { destinationRoutes } from './http/destinations/routes.js';
 import { eventRoutes } from './http/events/routes.js';
 import { healthRoutes } from './http/health/routes.js';
+import { StreamIngestor } from './ingest/stream/streamIngestor.js';
 import { logRoutes } from './http/logs/routes.js';
 import { metricRoutes } from './http/metrics/routes.js';
 import { policyRoutes } from './http/policies/routes.js';
@@ -59,7 +60,7 @@ export function apiRouters(services: Services): ApiRouters {
     { plane: 'control', router: deliveryHistoryRoutes(postgres) },
     { plane: 'control', router: silenceRoutes(services.silences) },
   ] as const;
-  const health = healthRoutes(stores, metrics);
+  const health = healthRoutes(stores, metrics, ingestor instanceof StreamIngestor ? ingestor : null);
   const sharing = publicRoutes(stores, config.http.publicRequestsPerMinute);
   const admin = adminRoutes(config.http.adminToken, stores);
   const openApi = openApiRouter([health, sharing, admin, ...workspace.map((w) => w.router)], packageVersion);

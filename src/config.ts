@@ -77,6 +77,12 @@ export interface IngestConfig {
   readonly shutdownDrainMs: number;
   /** INGEST_DEDUP_MAX_IDS: client log_ids remembered for idempotency; beyond this the 10-minute window shrinks. @default 10000000 */
   readonly dedupMaxIds: number;
+  /** JOURNAL_URL: a NATS JetStream server (`nats://host:4222`, comma-separated for a cluster) whose stream is the journal instead of JOURNAL_DIR. @default null (the local journal) */
+  readonly journalUrl: string | null;
+  /** JOURNAL_STREAM: the JetStream stream's name (created or checked at start-up). @default 'alertmon' */
+  readonly journalStream: string;
+  /** JOURNAL_MAX_AGE_S: the stream's max_age; records not in ClickHouse after this long are dropped by JetStream. @default 604800 (7 days) */
+  readonly journalMaxAgeS: number;
 }
 
 export interface PoliciesConfig {
@@ -290,7 +296,18 @@ export function loadConfig(env: Env = process.env): Config {
     maxConcurrentRequests: read.integer('INGEST_MAX_CONCURRENT_REQUESTS', 48, 1, 100_000),
     shutdownDrainMs: read.integer('INGEST_SHUTDOWN_DRAIN_MS', 10_000, 0, 600_000),
     dedupMaxIds: read.integer('INGEST_DEDUP_MAX_IDS', 10_000_000, 1_000, 1_000_000_000),
+    journalUrl: read.optional('JOURNAL_URL'),
+    journalStream: read.string('JOURNAL_STREAM', 'alertmon'),
+    journalMaxAgeS: read.integer('JOURNAL_MAX_AGE_S', 7 * 86_400, 60, 365 * 86_400),
   };
+  if (ingest.journalUrl !== null && !ingest.journalUrl.split(',').every((u) => /^(nats|tls):\/\/[^\s/]+\/?$/.test(u.trim()))) {
+    read.problems.push(
+      `JOURNAL_URL must be nats://host:port (comma-separated for several servers) (got ${JSON.stringify(ingest.journalUrl.replace(/\/\/[^@/]*@/, '//…@'))})`,
+    );
+  }
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(ingest.journalStream)) {
+    read.problems.push(`JOURNAL_STREAM must be 1-64 letters, digits, _ or - (got ${JSON.stringify(ingest.journalStream)})`);
+  }
 
   const discordOrigins = read
     .string('DISCORD_WEBHOOK_ORIGINS', 'https://discord.com,https://discordapp.com')
@@ -372,6 +389,10 @@ export function servesControlPlane(role: Role): boolean {
 }
 export function servesIngest(role: Role): boolean {
   return role === 'all' || role === 'ingest';
+}
+/** A process that only publishes to a shared journal (ROLE=ingest with JOURNAL_URL) opens no ClickHouse. */
+export function usesClickHouse(config: Pick<Config, 'role' | 'ingest'>): boolean {
+  return !(config.role === 'ingest' && config.ingest.journalUrl !== null);
 }
 export function runsWorker(role: Role): boolean {
   return role === 'all' || role === 'worker';

@@ -14,7 +14,7 @@ import type { ClickHouseStore } from '../stores/clickhouse.js';
 import { classifyClickHouseError } from '../stores/clickhouseErrors.js';
 import { type DecodedBatch, insertBody, LOG_COLUMNS, payloadOf, SUMMARY_LOG_COLUMNS } from './journaledBatch.js';
 
-interface BlockRow {
+export interface BlockRow {
   readonly line: string;
   readonly eventId: string;
   readonly occurredAt: number;
@@ -23,7 +23,7 @@ interface BlockRow {
 }
 
 /** Fields of a journal line: `eventId \t occurredAt \t clientLogId \t row`; the row is a JSON array without its end (day_start). */
-function parseLine(line: string): BlockRow {
+export function parseLine(line: string): BlockRow {
   const first = line.indexOf('\t');
   const second = line.indexOf('\t', first + 1);
   const third = line.indexOf('\t', second + 1);

@@ -57,7 +57,8 @@ export interface BytesInsert {
 }
 
 export interface ClickHouseStore {
-  readonly mode: 'embedded' | 'server';
+  /** 'none': a process without ClickHouse (absentClickHouse.ts). */
+  readonly mode: 'embedded' | 'server' | 'none';
   readonly database: string;
   /** Client whose default database is `database`. */
   readonly client: ClickHouseClient;

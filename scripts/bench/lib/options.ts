@@ -15,6 +15,8 @@ export interface BenchOptions {
   readonly openSeconds: number;
   readonly overloadClients: number;
   readonly overloadSeconds: number;
+  /** Which journals to measure: the local one, the JetStream stream (JOURNAL_URL), or both. */
+  readonly journals: readonly ('local' | 'stream')[];
 }
 
 export const INGEST_VARIABLES = [
@@ -44,6 +46,9 @@ export const USAGE = `usage: npm run bench:ingest -- [options]
   --open-seconds <n>       duration of each open loop (default 10)
   --overload-clients <n>   clients of the overload phase (default 256)
   --overload-seconds <n>   duration of the overload phase (default 10)
+  --journals <list>        local, stream or both (default local,stream): stream runs a writer and one, then two,
+                           ROLE=ingest processes on NATS (BENCH_NATS_URL, default nats://127.0.0.1:4222) and a
+                           Postgres server (BENCH_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/postgres)
 environment: ${INGEST_VARIABLES.join(', ')} are passed to the service;
   the stores live under TMPDIR (default /tmp), whose disk the figures depend on.`;
 
@@ -62,6 +67,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'open-seconds': { type: 'string' },
       'overload-clients': { type: 'string' },
       'overload-seconds': { type: 'string' },
+      journals: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -77,7 +83,15 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     openSeconds: positiveInteger('--open-seconds', values['open-seconds'], 10),
     overloadClients: positiveInteger('--overload-clients', values['overload-clients'], 256),
     overloadSeconds: positiveInteger('--overload-seconds', values['overload-seconds'], 10),
+    journals: journalsOf(values.journals ?? 'local,stream'),
   };
+}
+
+function journalsOf(value: string): ('local' | 'stream')[] {
+  const names = value.split(',').map((j) => j.trim());
+  if (names.length === 0 || names.some((j) => j !== 'local' && j !== 'stream'))
+    throw new UsageError(`--journals takes local, stream or both (got ${JSON.stringify(value)})`);
+  return names as ('local' | 'stream')[];
 }
 
 function positiveInteger(name: string, value: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {

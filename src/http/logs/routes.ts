@@ -1,4 +1,4 @@
-import type { LogIngestor } from '../../ingest/logIngestor.js';
+import type { Ingestor } from '../../ingest/ingestor.js';
 import type { Metrics } from '../../metrics.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
@@ -13,7 +13,7 @@ import { logBatchSchema, logBodyLimitBytes } from './schema.js';
  * journal, fsynced); it reaches ClickHouse and the rollups within seconds.
  * @param ingestor null where this process does not ingest (the router is then only documented).
  */
-export function logRoutes(ingestor: LogIngestor | null, metrics: Metrics, maxBatchRecords: number): ApiRouter {
+export function logRoutes(ingestor: Ingestor | null, metrics: Metrics, maxBatchRecords: number): ApiRouter {
   const bodyLimit = logBodyLimitBytes(maxBatchRecords);
   return new ApiRouter('logs', '').add(
     {

@@ -5,7 +5,7 @@
 import type { Context } from 'koa';
 import { CumulativeSeries } from '../../ingest/cumulativeSeries.js';
 import { prepareBatch } from '../../ingest/journaledBatch.js';
-import type { LogIngestor } from '../../ingest/logIngestor.js';
+import type { Ingestor } from '../../ingest/ingestor.js';
 import type { Metrics } from '../../metrics.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
@@ -47,7 +47,7 @@ function decodeOtlp(bytes: Buffer, encoding: Encoding): MetricsRequest {
 }
 
 /** Journals the records of a request (nothing when it has none); the caller commits its cumulative series after. */
-async function ingestPoints(ctx: Context, ingestor: LogIngestor, outcome: PointOutcome, metrics: Metrics): Promise<void> {
+async function ingestPoints(ctx: Context, ingestor: Ingestor, outcome: PointOutcome, metrics: Metrics): Promise<void> {
   const receivedAt = Date.now();
   if (outcome.refusedPoints > 0) metrics.rejectedRecords.inc({ reason: 'invalid' }, outcome.refusedPoints);
   if (outcome.records.length === 0) return;
@@ -57,7 +57,7 @@ async function ingestPoints(ctx: Context, ingestor: LogIngestor, outcome: PointO
 }
 
 /** The routes; `ingestor` null where this process does not ingest (then only documented). */
-export function metricRoutes(ingestor: LogIngestor | null, metrics: Metrics): ApiRouter {
+export function metricRoutes(ingestor: Ingestor | null, metrics: Metrics): ApiRouter {
   const cumulative = new CumulativeSeries(MAX_CUMULATIVE_SERIES);
   const router = new ApiRouter('metrics', '');
   router.add(
