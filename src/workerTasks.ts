@@ -2,6 +2,7 @@
 // same domain functions the API calls, and stops cleanly at shutdown. Tasks coordinate with
 // other worker processes through Postgres, never through this process's memory.
 import type { BackgroundTask } from './backgroundTask.js';
+import { GroupSender } from './delivery/groupSender.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { evaluationWorker } from './evaluation/evaluationWorker.js';
 import type { Services } from './services.js';
@@ -17,5 +18,5 @@ export function workerTasks(services: Services): BackgroundTask[] {
     perDestination: destinationConcurrency,
     perWorkspace: workspaceConcurrency,
   });
-  return [evaluation, deliveryWorker];
+  return [evaluation, deliveryWorker, new GroupSender(delivery, pollIntervalMs)];
 }
