@@ -85,7 +85,9 @@ function urlSecrets(url: string | null): string[] {
 export function webhookBody(notification: Notification, rendering: Rendering): Record<string, unknown> | Error {
   if (notification.type === 'alert.group') {
     const { type, alerts } = notification.group!;
-    return { type: 'alert.group', group_type: type, alerts, count: alerts.length };
+    // An alert as the API shows it: a notification's internal fields (an acknowledge token) never go out as they are.
+    const shown = alerts.map((alert) => Object.fromEntries(Object.entries(alert).filter(([name]) => name !== 'ack_token')));
+    return { type: 'alert.group', group_type: type, alerts: shown, count: alerts.length };
   }
   const { title_template: title, message_template: message, body_template: body } = rendering.templates;
   if (title === null && message === null && body === null) return { type: notification.type, alert: notification.alert };
