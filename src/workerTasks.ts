@@ -2,6 +2,7 @@
 // same domain functions the API calls, and stops cleanly at shutdown. Tasks coordinate with
 // other worker processes through Postgres, never through this process's memory.
 import type { BackgroundTask } from './backgroundTask.js';
+import { GroupSender } from './delivery/groupSender.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { dataDrivenEvaluation } from './evaluation/dataDrivenEvaluation.js';
 import { evaluationWorker } from './evaluation/evaluationWorker.js';
@@ -20,5 +21,5 @@ export function workerTasks(services: Services): BackgroundTask[] {
     perDestination: destinationConcurrency,
     perWorkspace: workspaceConcurrency,
   });
-  return [evaluation, dataDriven, deliveryWorker, idempotencyKeyExpiry(stores.postgres, logger)];
+  return [evaluation, dataDriven, deliveryWorker, new GroupSender(delivery, pollIntervalMs), idempotencyKeyExpiry(stores.postgres, logger)];
 }

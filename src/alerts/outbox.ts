@@ -17,12 +17,25 @@ export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
  */
 export type NotifiedAlert = { readonly [K in keyof AlertJson]?: AlertJson[K] | null };
 
-/** A notification as delivery sends it: an outbox row, or a test send (never written to the outbox). */
+/** The notification types a destination's grouping window holds (docs/api.md, Grouping). */
+export const GROUPED_TYPES = ['alert.triggered', 'alert.resolved'] as const;
+export type GroupedType = (typeof GROUPED_TYPES)[number];
+
+/** alert.group: the notifications of one type that a destination's grouping window held, oldest first. */
+export interface NotificationGroup {
+  readonly type: GroupedType;
+  readonly alerts: readonly NotifiedAlert[];
+}
+
+/** A notification as delivery sends it: an outbox row, a test send (never written to the outbox), or a group. */
 export interface Notification {
-  /** The outbox row's id (a test send's synthetic alert id): the same on every retry, so receivers dedupe on it. */
+  /** The outbox row's id (a test send's synthetic alert id, a group's id): the same on every retry, so receivers dedupe on it. */
   readonly id: string;
-  readonly type: NotificationType | 'test';
+  readonly type: NotificationType | 'test' | 'alert.group';
+  /** The alert notified (of a group: its first). */
   readonly alert: NotifiedAlert;
+  /** alert.group only. */
+  readonly group?: NotificationGroup;
 }
 
 /** A notification to write: the alert as it is right after the transition. */

@@ -2,6 +2,7 @@
 // delivery need nothing channel-specific: one registry line per channel (registry.ts).
 import type { Notification } from '../alerts/outbox.js';
 import type { Config } from '../config.js';
+import type { Rendering } from './compose.js';
 import type { ErrorDetail } from '../errors.js';
 import type { Outcome } from './outcome.js';
 import type { SigningSecrets } from './webhookSignature.js';
@@ -33,6 +34,8 @@ export interface SendRequest {
   /** The workspace owner's email, for email destinations without a url. */
   readonly ownerEmail: string | null;
   readonly settings: ChannelSettings;
+  /** The destination's templates and their variables; absent: the built-in messages. */
+  readonly rendering?: Rendering;
 }
 
 export interface ChannelModule {

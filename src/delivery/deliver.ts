@@ -12,6 +12,8 @@ import { channelModule } from '../channels/registry.js';
 import { failure, type Outcome } from '../channels/outcome.js';
 import { nextStep, type NextStep } from './retryPolicy.js';
 import type { Notification } from '../alerts/outbox.js';
+import type { DestinationTemplates } from '../channels/templates.js';
+import { renderingFor } from './rendering.js';
 import type { DeliverySettings } from './types.js';
 
 export interface DeliveryDeps {
@@ -28,7 +30,7 @@ export interface AttemptToSend {
   readonly workspaceId: string;
   readonly kind: AttemptKind;
   readonly attempt: number;
-  readonly destination: DestinationConfig & { readonly destination_id: string; readonly enabled: boolean };
+  readonly destination: DestinationConfig & Partial<DestinationTemplates> & { readonly destination_id: string; readonly enabled: boolean };
   readonly notification: Notification | null;
   readonly ownerEmail: string | null;
 }
@@ -53,6 +55,7 @@ async function sendThroughChannel(deps: DeliveryDeps, item: AttemptToSend): Prom
     notification: item.notification,
     ownerEmail: item.ownerEmail,
     settings: deps.settings,
+    rendering: await renderingFor(deps.postgres, deps.settings, item.workspaceId, item.destination, item.notification),
   });
 }
 

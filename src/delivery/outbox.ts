@@ -10,6 +10,7 @@ import type { Credentials } from '../channels/types.js';
 import { silencedNotificationIds } from '../silences/check.js';
 import type { PostgresStore } from '../stores/postgres.js';
 import { insertPendingAttempts, type NewAttempt } from './attempts.js';
+import { holdForGrouping } from './groups.js';
 import type { DeliverySettings } from './types.js';
 
 interface PendingNotification {
@@ -69,10 +70,12 @@ export async function dispatchNotifications(
       tx,
       notifications.map((r) => ({ notificationId: r.notification_id, workspaceId: r.workspace_id, policyId: r.policy_id, at: r.created_at })),
     );
-    await insertPendingAttempts(
+    const pending = await insertPendingAttempts(
       tx,
       attempts.filter((a) => !silenced.has(a.notificationId!)),
     );
+    // Grouping: a destination's window holds some of them, to be sent as one (groups.ts).
+    await holdForGrouping(tx, pending);
     await insertPendingAttempts(
       tx,
       attempts.filter((a) => silenced.has(a.notificationId!)),
