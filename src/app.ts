@@ -16,6 +16,10 @@ import { healthRoutes } from './http/health/routes.js';
 import { logRoutes } from './http/logs/routes.js';
 import { policyRoutes } from './http/policies/routes.js';
 import { publicRoutes } from './http/public/routes.js';
+import { AddressRateLimiter } from './http/public/addressRateLimit.js';
+import { ackRoutes } from './http/ack/routes.js';
+import { escalationPolicyRoutes } from './http/escalation-policies/routes.js';
+import { ESCALATION_LIMITS } from './escalation/model.js';
 import { silenceRoutes } from './http/silences/routes.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errorHandler.js';
@@ -35,6 +39,8 @@ export interface ApiRouters {
   readonly open: readonly ApiRouter[];
   /** No token, on the control plane: share links. */
   readonly sharing: ApiRouter;
+  /** No token, on the control plane: acknowledge links. */
+  readonly acknowledging: ApiRouter;
   /** Behind ADMIN_TOKEN, on the control plane. */
   readonly admin: ApiRouter;
   /** Behind a workspace token, each on its plane. */
@@ -54,12 +60,15 @@ export function apiRouters(services: Services): ApiRouters {
     { plane: 'control', router: destinationRoutes({ channels: config.channels, delivery, maxPerWorkspace: config.destinations.maxPerWorkspace }) },
     { plane: 'control', router: deliveryHistoryRoutes(postgres) },
     { plane: 'control', router: silenceRoutes(services.silences) },
+    { plane: 'control', router: escalationPolicyRoutes({ postgres, maxPerWorkspace: ESCALATION_LIMITS.perWorkspace }) },
   ] as const;
   const health = healthRoutes(stores, metrics);
-  const sharing = publicRoutes(stores, config.http.publicRequestsPerMinute);
+  const publicLimiter = new AddressRateLimiter(config.http.publicRequestsPerMinute);
+  const sharing = publicRoutes(stores, publicLimiter);
+  const acknowledging = ackRoutes(postgres, publicLimiter);
   const admin = adminRoutes(config.http.adminToken, stores);
-  const openApi = openApiRouter([health, sharing, admin, ...workspace.map((w) => w.router)], packageVersion);
-  return { open: [health, openApi], sharing, admin, workspace };
+  const openApi = openApiRouter([health, sharing, acknowledging, admin, ...workspace.map((w) => w.router)], packageVersion);
+  return { open: [health, openApi], sharing, acknowledging, admin, workspace };
 }
 
 export function buildApp(services: Services, planes: ReadonlySet<Plane>): Koa<AppState> {
@@ -76,6 +85,7 @@ export function buildApp(services: Services, planes: ReadonlySet<Plane>): Koa<Ap
   if (planes.has('control')) {
     app.use(webConsole());
     app.use(routers.sharing.refuseOtherMethods()).use(routers.sharing.router.routes());
+    app.use(routers.acknowledging.refuseOtherMethods()).use(routers.acknowledging.router.routes());
     // The admin router answers only its own routes; anything else falls through to auth.
     app.use(routers.admin.router.routes());
   }

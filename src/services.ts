@@ -13,6 +13,7 @@ import { LogIngestor } from './ingest/logIngestor.js';
 import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { SilencesDeps } from './silences/operations.js';
+import { PublicLinks } from './publicLinks.js';
 import type { Stores } from './stores/index.js';
 
 export interface Services {
@@ -31,6 +32,8 @@ export interface Services {
   readonly evaluator: PolicyEvaluator;
   readonly delivery: DeliveryDeps;
   readonly silences: SilencesDeps;
+  /** The links messages carry back to the service (PUBLIC_URL). */
+  readonly links: PublicLinks;
 }
 
 export interface ServiceOptions {
@@ -56,6 +59,7 @@ export async function buildServices(config: Config, stores: Stores, logger: Logg
   const directory = new EventDirectory(postgres, config.events.maxDefinitionsPerWorkspace);
   const ingestor = servesIngest(config.role) ? await openIngestor(config, stores, directory, metrics, logger) : null;
   const timezones = await TimezoneCatalog.load(clickhouse);
+  const links = new PublicLinks(config.http.publicUrl ?? `http://${config.http.host}:${config.http.port}`);
   return {
     config,
     stores,
@@ -68,7 +72,8 @@ export async function buildServices(config: Config, stores: Stores, logger: Logg
     admission: ingestor && new Admission(config.ingest, metrics),
     events: { postgres, clickhouse, directory, timezones, inserts: ingestor },
     evaluator: new PolicyEvaluator({ postgres, clickhouse, graceMs: config.evaluation.graceMs, now: options.now }),
-    delivery: { postgres, settings: config, retryScheduleMs: config.delivery.retryScheduleMs, metrics, logger },
+    delivery: { postgres, settings: { ...config, links }, retryScheduleMs: config.delivery.retryScheduleMs, metrics, logger },
     silences: { postgres, timezones, maxPerWorkspace: config.silences.maxPerWorkspace },
+    links,
   };
 }

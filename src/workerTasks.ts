@@ -3,6 +3,7 @@
 // other worker processes through Postgres, never through this process's memory.
 import type { BackgroundTask } from './backgroundTask.js';
 import { DeliveryWorker } from './delivery/worker.js';
+import { escalationWorker } from './escalation/worker.js';
 import { evaluationWorker } from './evaluation/evaluationWorker.js';
 import type { Services } from './services.js';
 
@@ -17,5 +18,11 @@ export function workerTasks(services: Services): BackgroundTask[] {
     perDestination: destinationConcurrency,
     perWorkspace: workspaceConcurrency,
   });
-  return [evaluation, deliveryWorker];
+  const escalation = escalationWorker({
+    postgres: stores.postgres,
+    settings: { minuteMs: config.delivery.escalationMinuteMs },
+    intervalMs: config.delivery.escalationPollIntervalMs,
+    logger,
+  });
+  return [evaluation, escalation, deliveryWorker];
 }

@@ -102,7 +102,10 @@ export const webhookChannel: ChannelModule = {
   send({ destination, notification, settings }) {
     const authorization = destination.credentials?.authorization;
     const signing = secretsInForce(destination, Date.now());
-    return postJson(destination.url!, { type: notification.type, alert: notification.alert }, settings, {
+    // An escalation step's position travels beside the alert: {"type": "alert.escalated", "alert": {…}, "escalation": {step, of, round}}.
+    const { escalation, ...alert } = notification.alert;
+    const body = { type: notification.type, alert, ...(escalation ? { escalation } : {}) };
+    return postJson(destination.url!, body, settings, {
       guard: true,
       secrets: [...webhookChannel.secretsOf(destination), ...signing],
       headers: {
