@@ -5,16 +5,7 @@ import { expect } from 'chai';
 import { FakeHttpServer } from '../../helpers/fakeProviders.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { waitFor } from '../../helpers/waitFor.js';
-import {
-  createEscalationPolicy,
-  createWebhook,
-  cycleAt,
-  ESCALATION_TEST_ENV,
-  escalatingPolicy,
-  escalationsOf,
-  MINUTE,
-  raise,
-} from './helpers.js';
+import { createEscalationPolicy, createWebhook, cycleAt, ESCALATION_TEST_ENV, escalatingPolicy, escalationsOf, MINUTE, raise } from './helpers.js';
 
 describe('escalation chains', function () {
   this.timeout(120_000);
@@ -40,10 +31,23 @@ describe('escalation chains', function () {
   });
 
   const positions = async (alertId: string) => (await escalationsOf(svc, alertId)).map((r) => r.alert.escalation);
-  const escalatedTo = (sink: FakeHttpServer, alertId: string) => sink.requests.filter((r) => r.json?.type === 'alert.escalated' && r.json.alert.alert_id === alertId);
+  const escalatedTo = (sink: FakeHttpServer, alertId: string) =>
+    sink.requests.filter((r) => r.json?.type === 'alert.escalated' && r.json.alert.alert_id === alertId);
 
   it('sends step 1, step 2, step 1, step 2 of a 2-step chain with repeat 1 at their minutes, to their own destinations, and nothing after', async () => {
-    const policyId = await escalatingPolicy(svc, token, await createEscalationPolicy(svc, token, [[1, [destA]], [2, [destB]]], 1));
+    const policyId = await escalatingPolicy(
+      svc,
+      token,
+      await createEscalationPolicy(
+        svc,
+        token,
+        [
+          [1, [destA]],
+          [2, [destB]],
+        ],
+        1,
+      ),
+    );
     const alert = await raise(svc, token, policyId);
 
     await cycleAt(svc, alert, MINUTE - 1);
@@ -97,7 +101,19 @@ describe('escalation chains', function () {
   });
 
   it('stops when the alert is acknowledged between steps', async () => {
-    const policyId = await escalatingPolicy(svc, token, await createEscalationPolicy(svc, token, [[1, [destA]], [1, [destB]]], 3));
+    const policyId = await escalatingPolicy(
+      svc,
+      token,
+      await createEscalationPolicy(
+        svc,
+        token,
+        [
+          [1, [destA]],
+          [1, [destB]],
+        ],
+        3,
+      ),
+    );
     const alert = await raise(svc, token, policyId);
     await cycleAt(svc, alert, MINUTE);
     expect(await positions(alert.alert_id)).to.have.length(1);
@@ -117,7 +133,15 @@ describe('escalation chains', function () {
   });
 
   it('never writes a step after an acknowledgement that raced it committed (many rounds)', async () => {
-    const escalationPolicyId = await createEscalationPolicy(svc, token, [[1, [destA]], [1, [destA]]], 10);
+    const escalationPolicyId = await createEscalationPolicy(
+      svc,
+      token,
+      [
+        [1, [destA]],
+        [1, [destA]],
+      ],
+      10,
+    );
     let sentBeforeAck = 0;
     for (let round = 0; round < 25; round++) {
       const policyId = await escalatingPolicy(svc, token, escalationPolicyId);
@@ -143,7 +167,14 @@ describe('escalation chains', function () {
   });
 
   it('records a step inside a silence as silenced, and the chain goes on', async () => {
-    const policyId = await escalatingPolicy(svc, token, await createEscalationPolicy(svc, token, [[1, [destA]], [1, [destB]]]));
+    const policyId = await escalatingPolicy(
+      svc,
+      token,
+      await createEscalationPolicy(svc, token, [
+        [1, [destA]],
+        [1, [destB]],
+      ]),
+    );
     const alert = await raise(svc, token, policyId);
     const silence = await svc.request('POST', '/v1.0/silences', {
       token,
@@ -166,7 +197,19 @@ describe('escalation chains', function () {
   });
 
   it('writes each step once when several workers run cycles at the same instant', async () => {
-    const policyId = await escalatingPolicy(svc, token, await createEscalationPolicy(svc, token, [[1, [destA]], [1, [destA]]], 2));
+    const policyId = await escalatingPolicy(
+      svc,
+      token,
+      await createEscalationPolicy(
+        svc,
+        token,
+        [
+          [1, [destA]],
+          [1, [destA]],
+        ],
+        2,
+      ),
+    );
     const alert = await raise(svc, token, policyId);
     for (let m = 1; m <= 8; m++) await Promise.all([cycleAt(svc, alert, m * MINUTE), cycleAt(svc, alert, m * MINUTE), cycleAt(svc, alert, m * MINUTE)]);
     expect(await positions(alert.alert_id)).to.deep.equal([
