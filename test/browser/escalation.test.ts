@@ -10,14 +10,16 @@ import { startTestService, type TestService } from '../helpers/service.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 describe('escalation and acknowledge links (Chromium)', function () {
-  this.timeout(120_000);
+  this.timeout(300_000);
   let svc: TestService;
   let browser: TestBrowser;
   let sink: FakeHttpServer;
   let token: string;
   let page: Page;
 
-  before(async () => {
+  before(async function () {
+    // Starting the service and Chromium together can take minutes on a loaded machine.
+    this.timeout(600_000);
     [svc, browser, sink] = await Promise.all([
       startTestService({ env: { EVAL_INTERVAL_MS: '86400000', ALLOW_PRIVATE_TARGETS: '1', DELIVERY_POLL_INTERVAL_MS: '50' } }),
       launchBrowser(),
