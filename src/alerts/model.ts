@@ -8,6 +8,8 @@ export type AlertStatus = (typeof ALERT_STATUSES)[number];
 export const OPEN_STATUSES: readonly AlertStatus[] = ['triggered', 'acknowledged'];
 /** Where an acknowledgement came from: the API (console, SDKs) or a notification's acknowledge link. */
 export type AcknowledgedVia = 'api' | 'notification_link';
+/** The timestamp column a lifecycle action sets. */
+export type AlertStamp = 'acknowledged_at' | 'resolved_at' | 'archived_at';
 
 /** An alerts row. */
 export interface Alert {
