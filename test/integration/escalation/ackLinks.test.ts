@@ -15,7 +15,9 @@ describe('acknowledge links', function () {
   let sink: FakeHttpServer;
   let token: string;
 
-  before(async () => {
+  before(async function () {
+    // Starting the service (the embedded ClickHouse first of all) can take minutes on a loaded machine.
+    this.timeout(600_000);
     sink = await FakeHttpServer.start();
     svc = await startTestService({ env: { ...ESCALATION_TEST_ENV, PUBLIC_URL: 'https://alerts.example.com/' } });
     token = await svc.tokenFor('ack-links-ws');

@@ -16,7 +16,9 @@ describe('escalation chains', function () {
   let destA: string;
   let destB: string;
 
-  before(async () => {
+  before(async function () {
+    // Starting the service (the embedded ClickHouse first of all) can take minutes on a loaded machine.
+    this.timeout(600_000);
     sinkA = await FakeHttpServer.start();
     sinkB = await FakeHttpServer.start();
     svc = await startTestService({ env: ESCALATION_TEST_ENV });

@@ -15,7 +15,9 @@ describe('escalation policies (routes)', function () {
   let otherDest: string;
   const path = '/v1.0/escalation-policies';
 
-  before(async () => {
+  before(async function () {
+    // Starting the service (the embedded ClickHouse first of all) can take minutes on a loaded machine.
+    this.timeout(600_000);
     svc = await startTestService({ env: ESCALATION_TEST_ENV });
     token = await svc.tokenFor('esc-routes-ws');
     otherToken = await svc.tokenFor('esc-routes-other');
