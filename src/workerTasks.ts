@@ -4,12 +4,14 @@
 import type { BackgroundTask } from './backgroundTask.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { escalationWorker } from './escalation/worker.js';
+import { dataDrivenEvaluation } from './evaluation/dataDrivenEvaluation.js';
 import { evaluationWorker } from './evaluation/evaluationWorker.js';
 import type { Services } from './services.js';
 
 /** The tasks a worker process runs, in start order (stopped in reverse). */
 export function workerTasks(services: Services): BackgroundTask[] {
-  const { config, stores, logger, metrics, evaluator, delivery } = services;
+  const { config, stores, logger, metrics, evaluator, delivery, insertSignal } = services;
+  const dataDriven = dataDrivenEvaluation({ evaluator, signal: insertSignal, logger, metrics });
   const evaluation = evaluationWorker({ evaluator, postgres: stores.postgres, intervalMs: config.evaluation.intervalMs, logger, metrics });
   const { pollIntervalMs, concurrency, destinationConcurrency, workspaceConcurrency } = config.delivery;
   const deliveryWorker = new DeliveryWorker(delivery, {
@@ -24,5 +26,5 @@ export function workerTasks(services: Services): BackgroundTask[] {
     intervalMs: config.delivery.escalationPollIntervalMs,
     logger,
   });
-  return [evaluation, escalation, deliveryWorker];
+  return [evaluation, dataDriven, escalation, deliveryWorker];
 }

@@ -48,6 +48,8 @@ export class JournalWriter {
    * memory outside its heap, and each held the event loop for 10-30 ms.
    */
   private body = Buffer.alloc(0);
+  /** Told the events of each block once it is in ClickHouse (and so in every rollup): evaluation is driven by it. */
+  onInserted: ((eventIds: ReadonlySet<string>) => void) | null = null;
 
   constructor(
     private readonly journal: Journal,
@@ -143,6 +145,7 @@ export class JournalWriter {
     this.unsettled = false;
     await this.journal.consumed(frames);
     this.consumedFrames += frames.length;
+    this.onInserted?.(eventIds);
     for (let i = this.caughtUpWaiters.length - 1; i >= 0; i--) {
       if (this.caughtUpWaiters[i]!.target <= this.consumedFrames) this.caughtUpWaiters.splice(i, 1)[0]!.resolve();
     }

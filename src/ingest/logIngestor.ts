@@ -171,6 +171,11 @@ export class LogIngestor {
     return this.writer.caughtUp(this.appendedFrames);
   }
 
+  /** Calls `listener` with the event ids of each block once it is in ClickHouse (one listener; a second replaces the first). */
+  onInserted(listener: (eventIds: ReadonlySet<string>) => void): void {
+    this.writer.onInserted = listener;
+  }
+
   /**
    * Runs fn between two inserts (no insert runs meanwhile), e.g. to re-bucket day rollups;
    * rows journaled but not yet inserted are bucketed when inserted, after fn.

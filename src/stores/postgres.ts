@@ -22,6 +22,7 @@ import { mkdir } from 'node:fs/promises';
 import pg from 'pg';
 import { unavailable } from '../errors.js';
 import { PgliteConnection } from './pgliteConnection.js';
+import { listenOnServer, type Unlisten } from './postgresListener.js';
 
 export type Row = Record<string, unknown>;
 
@@ -35,6 +36,8 @@ export interface PostgresStore extends Queryable {
   /** Runs fn inside BEGIN … COMMIT on one connection; any throw rolls back. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
+  /** LISTEN on `channel` (postgresListener.ts): notifications from other processes; none in embedded mode. */
+  listen(channel: string, onPayload: (payload: string) => void, onError: (err: unknown) => void): Unlisten;
   close(): Promise<void>;
 }
 
@@ -54,7 +57,12 @@ const types = {
 export async function openPostgres(options: PostgresOptions): Promise<PostgresStore> {
   if (options.mode === 'server') {
     const pool = new pg.Pool({ connectionString: options.url, max: options.poolMax ?? 10, types });
-    return poolStore('server', pool, async () => pool.end());
+    return poolStore(
+      'server',
+      pool,
+      async () => pool.end(),
+      (channel, onPayload, onError) => listenOnServer(options.url, channel, onPayload, onError),
+    );
   }
   return openEmbedded(options.dir);
 }
@@ -66,10 +74,15 @@ async function openEmbedded(dir: string): Promise<PostgresStore> {
   const db = await PGlite.create(dir);
   // PGlite is one session: a single pooled connection keeps every transaction whole.
   const pool = new pg.Pool({ stream: () => new PgliteConnection(db), user: 'postgres', database: 'postgres', max: 1, idleTimeoutMillis: 0, types });
-  return poolStore('embedded', pool, async () => {
-    await pool.end();
-    await db.close();
-  });
+  return poolStore(
+    'embedded',
+    pool,
+    async () => {
+      await pool.end();
+      await db.close();
+    },
+    () => async () => {},
+  );
 }
 
 /** A failure of the connection rather than of the statement: the server did not answer, or ended the session. */
@@ -120,7 +133,7 @@ export class TransactionRolledBackError extends Error {
 
 type Run = <R extends object>(text: string, params?: readonly unknown[]) => Promise<pg.QueryResult<R>>;
 
-function poolStore(mode: PostgresStore['mode'], pool: pg.Pool, shutdown: () => Promise<void>): PostgresStore {
+function poolStore(mode: PostgresStore['mode'], pool: pg.Pool, shutdown: () => Promise<void>, listen: PostgresStore['listen']): PostgresStore {
   // An idle client that fails (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   // A checked-out client's failure is heard here (the pool hears only idle ones) and makes the
@@ -191,6 +204,7 @@ function poolStore(mode: PostgresStore['mode'], pool: pg.Pool, shutdown: () => P
     async ping() {
       await this.query('SELECT 1');
     },
+    listen,
     close() {
       closed ??= shutdown();
       return closed;
