@@ -4,6 +4,7 @@
 import type { BackgroundTask } from './backgroundTask.js';
 import { GroupSender } from './delivery/groupSender.js';
 import { DeliveryWorker } from './delivery/worker.js';
+import { escalationWorker } from './escalation/worker.js';
 import { dataDrivenEvaluation } from './evaluation/dataDrivenEvaluation.js';
 import { evaluationWorker } from './evaluation/evaluationWorker.js';
 import { idempotencyKeyExpiry } from './idempotency/expiry.js';
@@ -21,5 +22,11 @@ export function workerTasks(services: Services): BackgroundTask[] {
     perDestination: destinationConcurrency,
     perWorkspace: workspaceConcurrency,
   });
-  return [evaluation, dataDriven, deliveryWorker, new GroupSender(delivery, pollIntervalMs), idempotencyKeyExpiry(stores.postgres, logger)];
+  const escalation = escalationWorker({
+    postgres: stores.postgres,
+    settings: { minuteMs: config.delivery.escalationMinuteMs },
+    intervalMs: config.delivery.escalationPollIntervalMs,
+    logger,
+  });
+  return [evaluation, dataDriven, escalation, deliveryWorker, new GroupSender(delivery, pollIntervalMs), idempotencyKeyExpiry(stores.postgres, logger)];
 }

@@ -3,6 +3,7 @@
 import type { Notification } from '../alerts/outbox.js';
 import type { Config } from '../config.js';
 import type { Rendering } from './compose.js';
+import type { PublicLinks } from '../publicLinks.js';
 import type { ErrorDetail } from '../errors.js';
 import type { Outcome } from './outcome.js';
 import type { SigningSecrets } from './webhookSignature.js';
@@ -19,8 +20,8 @@ export interface ChannelConfig extends SigningSecrets {
   readonly credentials: Credentials | null;
 }
 
-/** Configuration the channels validate and send with. */
-export type ChannelSettings = Pick<Config, 'delivery' | 'channels'>;
+/** Configuration the channels validate and send with, and the links messages carry back to the service. */
+export type ChannelSettings = Pick<Config, 'delivery' | 'channels'> & { readonly links: PublicLinks };
 
 export interface ValidationContext {
   readonly channels: Config['channels'];

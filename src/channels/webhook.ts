@@ -89,13 +89,15 @@ export function webhookBody(notification: Notification, rendering: Rendering): R
     const shown = alerts.map((alert) => Object.fromEntries(Object.entries(alert).filter(([name]) => name !== 'ack_token')));
     return { type: 'alert.group', group_type: type, alerts: shown, count: alerts.length };
   }
+  // An escalation step's position travels beside the alert: {"type": "alert.escalated", "alert": {…}, "escalation": {step, of, round}}.
+  const { escalation, ...alert } = notification.alert;
+  const built = { type: notification.type, alert, ...(escalation ? { escalation } : {}) };
   const { title_template: title, message_template: message, body_template: body } = rendering.templates;
-  if (title === null && message === null && body === null) return { type: notification.type, alert: notification.alert };
+  if (title === null && message === null && body === null) return built;
   const view = templateView(notification.alert, rendering.context);
   if (body !== null) return renderBodyTemplate(body, view);
   return {
-    type: notification.type,
-    alert: notification.alert,
+    ...built,
     ...(title === null ? {} : { title: renderTemplate(title, view, plainText) }),
     ...(message === null ? {} : { message: renderTemplate(message, view, plainText) }),
   };

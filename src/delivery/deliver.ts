@@ -8,6 +8,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { PostgresStore } from '../stores/postgres.js';
 import { recordAttemptResults, type AttemptKind } from './attempts.js';
+import { withLinks } from '../channels/links.js';
 import { channelModule } from '../channels/registry.js';
 import { failure, type Outcome } from '../channels/outcome.js';
 import { nextStep, type NextStep } from './retryPolicy.js';
@@ -52,7 +53,7 @@ async function sendThroughChannel(deps: DeliveryDeps, item: AttemptToSend): Prom
   if (item.notification === null) return failure('final', 'not_configured', 'not sent: the notification no longer exists');
   return channelModule(item.destination.channel).send({
     destination: item.destination,
-    notification: item.notification,
+    notification: withLinks(item.notification, deps.settings.links),
     ownerEmail: item.ownerEmail,
     settings: deps.settings,
     rendering: await renderingFor(deps.postgres, deps.settings, item.workspaceId, item.destination, item.notification),

@@ -10,15 +10,6 @@ import { findPolicy } from '../policies/store.js';
 import type { Queryable } from '../stores/postgres.js';
 import type { DeliverySettings } from './types.js';
 
-/**
- * The service's address as recipients see it. The default of L's PUBLIC_URL, http://HOST:PORT,
- * until that setting lands beside this (oncall-escalation's branch adds it).
- */
-export function publicBaseUrl(settings: DeliverySettings): string {
-  const { host, port } = settings.http;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-}
-
 export function hasTemplates(templates: Partial<DestinationTemplates>): boolean {
   return TEMPLATE_FIELDS.some((field) => typeof templates[field] === 'string');
 }
@@ -34,13 +25,13 @@ export async function templateContext(db: Queryable, settings: DeliverySettings,
     typeof alert.policy_id === 'string' ? findPolicy(db, workspaceId, alert.policy_id) : null,
     typeof alert.event_id === 'string' ? getEventDefinition(db, workspaceId, alert.event_id) : null,
   ]);
-  const base = publicBaseUrl(settings);
+  const { links } = settings;
   const ackUrl = (alert as { readonly ack_url?: unknown }).ack_url;
   return {
     policy: policy && { title: policy.title, description: policy.description },
     event: event && { agent: event.agent, event: event.event, title: event.title, unit: event.unit, timezone: event.timezone },
-    consoleUrl: policy ? `${base}/#/alerts?alert=${encodeURIComponent(String(alert.alert_id))}` : '',
-    shareUrl: event?.public ? `${base}/share/events/${event.event_id}?token=${encodeURIComponent(event.share_token)}` : '',
+    consoleUrl: policy ? `${links.publicUrl}/#/alerts?alert=${encodeURIComponent(String(alert.alert_id))}` : '',
+    shareUrl: event?.public ? links.shareUrl(event.event_id, event.share_token) : '',
     ackUrl: typeof ackUrl === 'string' ? ackUrl : '',
   };
 }
