@@ -6,6 +6,12 @@ import type { Queryable } from '../stores/postgres.js';
 import { alertJson, type Alert, type AlertJson } from './model.js';
 import { ALERT_COLUMNS } from './store.js';
 
+/**
+ * The Postgres channel a committed insert into the outbox notifies (a trigger of migration
+ * 0013 sends it, whatever wrote the row), so the delivery workers wake at once.
+ */
+export const OUTBOX_SIGNAL_CHANNEL = 'alertmon_outbox';
+
 /** What an outbox row tells: an alert raised, resolved, or still triggered (a reminder). */
 export const NOTIFICATION_TYPES = ['alert.triggered', 'alert.resolved', 'alert.reminder'] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
