@@ -6,6 +6,8 @@
 export const ALERT_STATUSES = ['triggered', 'acknowledged', 'resolved', 'archived'] as const;
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
 export const OPEN_STATUSES: readonly AlertStatus[] = ['triggered', 'acknowledged'];
+/** The timestamp column a lifecycle action sets. */
+export type AlertStamp = 'acknowledged_at' | 'resolved_at' | 'archived_at';
 
 /** An alerts row. */
 export interface Alert {

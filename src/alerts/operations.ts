@@ -1,10 +1,9 @@
-// Reading alerts, the lifecycle actions (docs/api.md, Alerts), and the application of
-// evaluated buckets: every place an alert is raised, changed or resolved. Reads take the
+// Reading alerts, the lifecycle actions (docs/api.md, Alerts), and the writing of what an
+// evaluation decided: every place an alert is raised, changed or resolved. Reads take the
 // workspace and filter by it: another workspace's alert is simply not found.
 import { conflict, notFound } from '../errors.js';
 import type { Page } from '../page.js';
 import type { PostgresStore, Queryable } from '../stores/postgres.js';
-import { alertChangesFor, type AlertSubject, type JudgedBucket, type RunState } from './evaluationChanges.js';
 import type { Alert, AlertStatus } from './model.js';
 import { insertNotifications, type NewNotification } from './outbox.js';
 import { findAlert, insertAlerts, listAlertRows, lockOpenAlerts, setAlertStatus, updateAlerts } from './store.js';
@@ -39,46 +38,28 @@ export async function applyAlertAction(db: PostgresStore, workspaceId: string, a
 
 const PAST: Record<AlertAction, string> = { acknowledge: 'acknowledged', resolve: 'resolved', archive: 'archived' };
 
-/** The evaluated buckets of one policy, in order, and its evaluation state before them. */
-export interface PolicyBuckets {
-  readonly subject: AlertSubject;
-  readonly state: RunState;
-  readonly buckets: readonly JudgedBucket[];
-}
-
-export interface AppliedBuckets {
-  readonly raised: number;
-  readonly resolved: number;
-  /** Per policy, the alert its last step created or changed (null when none), and the state to keep. */
-  readonly results: ReadonlyMap<string, { readonly latest: Alert | null; readonly state: RunState }>;
+/** What an evaluation writes: new alerts and changed ones, in their final state, and the notifications they send. */
+export interface AlertWrites {
+  readonly inserts: Alert[];
+  readonly updates: Alert[];
+  readonly notifications: NewNotification[];
 }
 
 /**
- * Applies evaluated buckets to their policies' alerts, inside the caller's transaction: locks
- * the open alerts, decides each policy's changes, and writes alerts and outbox rows, one
- * statement per kind of change however many policies there are.
+ * Changes the open alerts of these policies, inside the caller's transaction: locks them,
+ * has `decide` say what changes given each policy's open alert (the evaluation's rules), and
+ * writes alerts and outbox rows, one statement per kind of change however many policies there are.
  */
-export async function applyEvaluatedBuckets(tx: Queryable, policies: readonly PolicyBuckets[], now: Date): Promise<AppliedBuckets> {
-  const judged = policies.filter((p) => p.buckets.some((b) => b.verdict !== 'none' || b.openVerdict !== 'none')).map((p) => p.subject.policy_id);
-  const open = new Map((await lockOpenAlerts(tx, judged)).map((a) => [a.policy_id, a]));
-  const inserts: Alert[] = [];
-  const updates: Alert[] = [];
-  const notifications: NewNotification[] = [];
-  const results = new Map<string, { latest: Alert | null; state: RunState }>();
-  for (const p of policies) {
-    const changes = alertChangesFor(p.subject, p.state, open.get(p.subject.policy_id) ?? null, p.buckets, now);
-    inserts.push(...changes.inserts);
-    updates.push(...changes.updates);
-    notifications.push(...changes.notifications);
-    results.set(p.subject.policy_id, { latest: changes.latest, state: changes.state });
-  }
+export async function changeOpenAlerts(
+  tx: Queryable,
+  policyIds: readonly string[],
+  decide: (open: ReadonlyMap<string, Alert>) => AlertWrites,
+  now: Date,
+): Promise<void> {
+  const open = new Map((await lockOpenAlerts(tx, policyIds)).map((a) => [a.policy_id, a]));
+  const writes = decide(open);
   // Resolving an open alert first frees the policy's one open slot for an alert raised after it.
-  await updateAlerts(tx, updates);
-  await insertAlerts(tx, inserts);
-  await insertNotifications(tx, notifications, now);
-  return {
-    raised: notifications.filter((n) => n.type === 'alert.triggered').length,
-    resolved: notifications.filter((n) => n.type === 'alert.resolved').length,
-    results,
-  };
+  await updateAlerts(tx, writes.updates);
+  await insertAlerts(tx, writes.inserts);
+  await insertNotifications(tx, writes.notifications, now);
 }

@@ -3,8 +3,7 @@
 // many policies a cycle touches; the caller holds the transaction.
 import type { Page } from '../page.js';
 import type { Queryable } from '../stores/postgres.js';
-import type { Alert, AlertStatus } from './model.js';
-import type { Transition } from './transitions.js';
+import type { Alert, AlertStamp, AlertStatus } from './model.js';
 
 export const ALERT_COLUMNS = `alert_id, workspace_id, policy_id, event_id, agent, event, title, channel, period, aggregate,
   condition, threshold, severity, recovery_threshold, compare_to, value, aggregate_value, comparison_value, comparison_bucket_start,
@@ -35,7 +34,7 @@ export async function setAlertStatus(
   workspaceId: string,
   alertId: string,
   status: AlertStatus,
-  stampColumn: Transition['stamp'],
+  stampColumn: AlertStamp,
   at: Date,
 ): Promise<Alert> {
   const rows = await db.query<Alert>(

@@ -1,7 +1,7 @@
 // The alert state machine (docs/api.md, Alerts), as tables: what each lifecycle action may do, and
 // what an evaluated bucket does to a policy's alert. Code that changes an alert's status
 // asks these tables; nothing else decides.
-import type { AlertStatus } from './model.js';
+import type { AlertStamp, AlertStatus } from './model.js';
 import type { NotificationType } from './outbox.js';
 
 export type AlertAction = 'acknowledge' | 'resolve' | 'archive';
@@ -11,7 +11,7 @@ export interface Transition {
   readonly from: readonly AlertStatus[];
   readonly to: AlertStatus;
   /** The timestamp the action sets. */
-  readonly stamp: 'acknowledged_at' | 'resolved_at' | 'archived_at';
+  readonly stamp: AlertStamp;
   /** The notification written to the outbox with the transition, if any. */
   readonly notifies: NotificationType | null;
 }

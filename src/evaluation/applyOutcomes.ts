@@ -1,11 +1,11 @@
 // Writes evaluation results to Postgres: per chunk of policies one short transaction that
 // locks the policies and keeps those still as the evaluator read them (so a bucket another
 // worker already applied is not applied again, and a policy disabled or edited meanwhile is
-// left alone), has src/alerts/ apply the buckets to their alerts from the run state kept with
-// each policy, and writes the new progress and state. No ClickHouse query runs inside it.
-import type { JudgedBucket, RunState } from '../alerts/evaluationChanges.js';
-import type { Alert } from '../alerts/model.js';
-import { applyEvaluatedBuckets } from '../alerts/operations.js';
+// left alone), applies the buckets to their open alerts from the run state kept with each
+// policy (alertChanges.ts decides, src/alerts/ locks and writes, in one call), and writes the
+// new progress and state. No ClickHouse query runs inside it.
+import { changeOpenAlerts } from '../alerts/operations.js';
+import { alertChangesFor, type AlertChanges, type JudgedBucket, type RunState } from './alertChanges.js';
 import { sqlState, type PostgresStore } from '../stores/postgres.js';
 import { lockProgress, writeProgress, type Progress } from './progress.js';
 import type { EvaluationTarget } from './targets.js';
@@ -30,7 +30,7 @@ export interface ApplyResult {
   readonly raised: number;
   readonly resolved: number;
   /** Per applied policy, the alert its last step created or changed. */
-  readonly latest: ReadonlyMap<string, Alert | null>;
+  readonly latest: ReadonlyMap<string, AlertChanges['latest']>;
 }
 
 const CHUNK = 1000;
@@ -53,9 +53,19 @@ async function applyChunk(db: PostgresStore, outcomes: readonly PolicyOutcome[],
       const p = progress.get(o.target.policy_id);
       return stillCurrent(o, p) ? [{ outcome: o, state: o.run ? { ...o.run, alertedUntil: p.state.alertedUntil } : p.state }] : [];
     });
-    const result = await applyEvaluatedBuckets(
+    // Only a policy with a verdict can change its open alert: the others' are not locked.
+    const judged = current.filter(({ outcome }) => outcome.buckets.some((b) => b.verdict !== 'none' || b.openVerdict !== 'none'));
+    const changes = new Map<string, AlertChanges>();
+    await changeOpenAlerts(
       tx,
-      current.map(({ outcome, state }) => ({ subject: outcome.target, state, buckets: outcome.buckets })),
+      judged.map(({ outcome }) => outcome.target.policy_id),
+      (open) => {
+        for (const { outcome, state } of current) {
+          changes.set(outcome.target.policy_id, alertChangesFor(outcome.target, state, open.get(outcome.target.policy_id) ?? null, outcome.buckets, now));
+        }
+        const all = [...changes.values()];
+        return { inserts: all.flatMap((c) => c.inserts), updates: all.flatMap((c) => c.updates), notifications: all.flatMap((c) => c.notifications) };
+      },
       now,
     );
     await writeProgress(
@@ -63,11 +73,16 @@ async function applyChunk(db: PostgresStore, outcomes: readonly PolicyOutcome[],
       current.map(({ outcome }) => ({
         policyId: outcome.target.policy_id,
         evaluatedUntil: outcome.evaluatedUntil,
-        state: result.results.get(outcome.target.policy_id)!.state,
+        state: changes.get(outcome.target.policy_id)!.state,
       })),
     );
-    const latest = new Map([...result.results].map(([id, r]) => [id, r.latest]));
-    return { applied: current.length, raised: result.raised, resolved: result.resolved, latest };
+    const notifications = [...changes.values()].flatMap((c) => c.notifications);
+    return {
+      applied: current.length,
+      raised: notifications.filter((n) => n.type === 'alert.triggered').length,
+      resolved: notifications.filter((n) => n.type === 'alert.resolved').length,
+      latest: new Map([...changes].map(([id, c]) => [id, c.latest])),
+    };
   });
 }
 
@@ -82,7 +97,7 @@ async function applyChunkRetried(db: PostgresStore, outcomes: readonly PolicyOut
 }
 
 export async function applyOutcomes(db: PostgresStore, outcomes: readonly PolicyOutcome[], now: Date): Promise<ApplyResult> {
-  const total = { applied: 0, raised: 0, resolved: 0, latest: new Map<string, Alert | null>() };
+  const total = { applied: 0, raised: 0, resolved: 0, latest: new Map<string, AlertChanges['latest']>() };
   for (let i = 0; i < outcomes.length; i += CHUNK) {
     const r = await applyChunkRetried(db, outcomes.slice(i, i + CHUNK), now);
     total.applied += r.applied;

@@ -1,10 +1,9 @@
 // Backtest (docs/api.md, Backtest): the alerts a policy would have raised over the stored
 // rollups, with every rule applied, and nothing stored or sent. One ClickHouse query reads
 // the bucket series and the buckets it is compared with; the rules then run over it in one
-// pass with the very code the worker uses (verdict.ts for each bucket, and
-// alerts/evaluationChanges.ts for the pending run, hysteresis and the alert lifecycle).
-import { applyBucket, FRESH_RUN, type AlertCursor, type AlertSubject } from '../alerts/evaluationChanges.js';
-import type { Alert } from '../alerts/model.js';
+// pass with the very code the worker uses (verdict.ts for each bucket, and alertChanges.ts
+// for the pending run, hysteresis and the alert lifecycle).
+import { applyBucket, FRESH_RUN, type AlertCursor, type AlertSubject } from './alertChanges.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import { bucketAfter, bucketAt, type Bucket } from '../rollups/buckets.js';
 import { dueBucket, judgeDue, readDueStats, type JudgingPolicy } from './dueBuckets.js';
@@ -43,7 +42,7 @@ function bucketsBetween(policy: BacktestPolicy, from: number, to: number, closed
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function reported(alert: Alert, triggeredStart: number, resolvedStart: number | null): BacktestAlert {
+function reported(alert: NonNullable<AlertCursor['open']>, triggeredStart: number, resolvedStart: number | null): BacktestAlert {
   return {
     first_breach_bucket_start: alert.breaching_since.toISOString(),
     triggered_bucket_start: iso(triggeredStart),

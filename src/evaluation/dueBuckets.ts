@@ -1,7 +1,7 @@
 // The buckets a policy judges, each with the bucket it is compared with (compare_to), their
 // numbers read in one ClickHouse query for many policies of a period, and the verdict on
 // each. Shared by the worker, the on-demand evaluation and the backtest.
-import type { JudgedBucket } from '../alerts/evaluationChanges.js';
+import type { JudgedBucket } from './alertChanges.js';
 import type { Bucket } from '../rollups/buckets.js';
 import { readBucketStats, statsOf, type BucketStatsTable } from '../rollups/bucketStats.js';
 import type { Period } from '../rollups/model.js';

@@ -3,7 +3,7 @@
 // read bucket numbers from ClickHouse first (the buckets due and the buckets they are
 // compared with, in one query per period) and then apply the verdicts in short Postgres
 // transactions; `now` is injectable so tests need not wait for real minutes.
-import { runOver } from '../alerts/evaluationChanges.js';
+import { runOver } from './alertChanges.js';
 import type { Alert } from '../alerts/model.js';
 import { writeDueReminders } from '../alerts/reminders.js';
 import { notFound } from '../errors.js';

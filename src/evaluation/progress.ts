@@ -2,7 +2,7 @@
 // (the pending run, the empty-bucket run, and how far alerts have covered), locked, read and
 // written inside the transaction that applies the buckets, so a restart neither loses nor
 // repeats a bucket or a run.
-import type { RunState } from '../alerts/evaluationChanges.js';
+import type { RunState } from './alertChanges.js';
 import type { Queryable } from '../stores/postgres.js';
 
 export interface Progress {

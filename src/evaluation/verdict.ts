@@ -2,7 +2,7 @@
 // Policies and evaluation). Pure functions, shared by the worker, the on-demand evaluation
 // and the backtest: the numbers come from ClickHouse (src/rollups/); what they mean for a
 // policy is decided here.
-import type { JudgedBucket } from '../alerts/evaluationChanges.js';
+import type { JudgedBucket } from './alertChanges.js';
 import type { Verdict } from '../alerts/transitions.js';
 import type { Aggregate, CompareTo, Condition, NoData } from '../policies/model.js';
 import type { Bucket } from '../rollups/buckets.js';

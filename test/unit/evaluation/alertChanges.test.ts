@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { alertChangesFor, FRESH_RUN, runOver, type AlertSubject, type JudgedBucket, type RunState } from '../../../src/alerts/evaluationChanges.js';
+import { alertChangesFor, FRESH_RUN, runOver, type AlertSubject, type JudgedBucket, type RunState } from '../../../src/evaluation/alertChanges.js';
 import type { Alert } from '../../../src/alerts/model.js';
 import type { Verdict } from '../../../src/alerts/transitions.js';
 

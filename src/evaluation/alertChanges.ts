@@ -1,12 +1,13 @@
 // What a run of evaluated buckets does to one policy's alerts (docs/api.md, Policies and
-// evaluation): the pending run, hysteresis, the manual-resolve rule, and the state machine of
-// transitions.ts. Pure, and the one implementation of these rules: the worker and the
-// on-demand evaluation write its result in one transaction (operations.ts), and the backtest
-// runs the same steps over a bucket series and writes nothing.
+// evaluation): the pending run, hysteresis, the manual-resolve rule, applied through the alert
+// state machine (src/alerts/transitions.ts). Pure, and the one implementation of these rules:
+// the worker and the on-demand evaluation have its result written in one transaction
+// (applyOutcomes.ts, through alerts' changeOpenAlerts), and the backtest runs the same steps
+// over a bucket series and writes nothing.
 import { newId } from '../ids.js';
-import type { Alert } from './model.js';
-import type { NewNotification } from './outbox.js';
-import { evaluationStep, TRANSITIONS, type EvaluationStep, type Verdict } from './transitions.js';
+import type { Alert } from '../alerts/model.js';
+import type { AlertWrites } from '../alerts/operations.js';
+import { evaluationStep, TRANSITIONS, type EvaluationStep, type Verdict } from '../alerts/transitions.js';
 
 /** What an alert copies of the policy and the event it was raised under, and the run it needs. */
 export type AlertSubject = Pick<
@@ -201,12 +202,7 @@ export function applyBucket(subject: AlertSubject, cursor: AlertCursor, b: Judge
   }
 }
 
-export interface AlertChanges {
-  /** New alerts, in their final state. */
-  readonly inserts: Alert[];
-  /** Existing alerts that changed, in their final state. */
-  readonly updates: Alert[];
-  readonly notifications: NewNotification[];
+export interface AlertChanges extends AlertWrites {
   /** The alert the last step created or changed; null when none changed. */
   readonly latest: Alert | null;
   /**
@@ -219,7 +215,7 @@ export interface AlertChanges {
 /** Applies the buckets in order, from `state` and `open` (the policy's open alert, or null). */
 export function alertChangesFor(subject: AlertSubject, state: RunState, open: Alert | null, buckets: readonly JudgedBucket[], now: Date): AlertChanges {
   const changed = new Map<string, { alert: Alert; existing: boolean }>();
-  const notifications: NewNotification[] = [];
+  const notifications: AlertChanges['notifications'] = [];
   let cursor: AlertCursor = { state, open };
   let kept = state;
   let latest: Alert | null = null;
