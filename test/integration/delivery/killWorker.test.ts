@@ -26,7 +26,6 @@ describe('delivery across a kill -9 of the worker', function () {
       DELIVERY_TIMEOUT_MS: '1000',
       DELIVERY_CONCURRENCY: '8',
       EVAL_INTERVAL_MS: '86400000',
-      LOG_LEVEL: 'warn',
     };
     const config = loadConfig(env);
     let stores = await openStores(storeOptions(config));

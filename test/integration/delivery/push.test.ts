@@ -75,7 +75,6 @@ describe('delivery woken by a committed outbox row', function () {
         ALLOW_PRIVATE_TARGETS: '1',
         DELIVERY_POLL_INTERVAL_MS: MINUTES,
         EVAL_INTERVAL_MS: '86400000',
-        LOG_LEVEL: 'warn',
       });
       await new Promise((r) => setTimeout(r, 1_000));
     });
