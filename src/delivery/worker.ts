@@ -65,6 +65,8 @@ export class DeliveryWorker implements BackgroundTask {
   /** A committed outbox row was signalled (or the outbox had more rows than one batch). */
   private outboxSignalled = true;
   private outboxCheckedAt = 0;
+  /** Due attempts (retries, ones a destination's bound held back) are looked for at least once per poll interval. */
+  private claimCheckedAt = 0;
   /** The last claim was full: more attempts are probably due. */
   private moreDue = true;
   /** Held notifications (silenced alert.triggered) are looked at once per poll interval. */
@@ -173,7 +175,8 @@ export class DeliveryWorker implements BackgroundTask {
       if (dispatched > 0) this.moreDue = true;
     }
     let claimed = 0;
-    if (this.roomToClaim && (this.moreDue || pollDue(this.outboxCheckedAt) || dispatched > 0 || this.claimedCount === 0)) {
+    if (this.roomToClaim && (this.moreDue || pollDue(this.claimCheckedAt) || dispatched > 0 || this.claimedCount === 0)) {
+      this.claimCheckedAt = now;
       claimed = await this.claim();
     }
     await this.updatePendingGauge();
