@@ -40,7 +40,7 @@ export interface ClickHouseConfig {
 export interface AnalystConfig {
   /** ANALYST_MAX_MEMORY_BYTES: memory one analyst query may take (ClickHouse max_memory_usage); past it, 400. @default 1073741824 (1 GiB) */
   readonly maxMemoryBytes: number;
-  /** ANALYST_MAX_CONCURRENT_QUERIES: analyst queries run at once per process (others wait their turn), so together they take at most this many times ANALYST_MAX_MEMORY_BYTES. @default 2 */
+  /** ANALYST_MAX_CONCURRENT_QUERIES: analyst queries run at once per process, so together they take at most this many times ANALYST_MAX_MEMORY_BYTES; as many again wait, beyond that 429 analyst_busy. @default 2 */
   readonly maxConcurrentQueries: number;
 }
 

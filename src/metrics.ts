@@ -142,6 +142,22 @@ export function createMetrics() {
       help: 'Enabled policies considered by the last evaluation cycle.',
       registers: [registry],
     }),
+    evaluationSignalRuns: new client.Counter({
+      name: 'alertmon_evaluation_signal_runs_total',
+      help: 'Evaluations driven by inserted records (each over the enabled policies of the events they touched).',
+      registers: [registry],
+    }),
+    evaluationSignalPolicies: new client.Counter({
+      name: 'alertmon_evaluation_signal_policies_total',
+      help: 'Policies evaluated by evaluations driven by inserted records.',
+      registers: [registry],
+    }),
+    evaluationSignalSeconds: new client.Histogram({
+      name: 'alertmon_evaluation_signal_seconds',
+      help: 'Duration of one evaluation driven by inserted records.',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
+      registers: [registry],
+    }),
     openAlerts: new client.Gauge({
       name: 'alertmon_open_alerts',
       help: 'Alerts triggered or acknowledged, in every workspace, as of the last evaluation cycle.',

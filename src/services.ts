@@ -5,6 +5,7 @@ import { TokenAuthenticator } from './auth/tokens.js';
 import { servesIngest, type Config } from './config.js';
 import type { DeliveryDeps } from './delivery/deliver.js';
 import { PolicyEvaluator } from './evaluation/evaluator.js';
+import { InsertSignal } from './evaluation/insertSignal.js';
 import { EventDirectory } from './events/eventDirectory.js';
 import type { EventsDeps } from './events/operations.js';
 import { TimezoneCatalog } from './events/timezones.js';
@@ -29,6 +30,8 @@ export interface Services {
   readonly admission: Admission | null;
   readonly events: EventsDeps;
   readonly evaluator: PolicyEvaluator;
+  /** Completed inserts announced to the evaluation worker (this process's, or others' through NOTIFY). */
+  readonly insertSignal: InsertSignal;
   readonly delivery: DeliveryDeps;
   readonly silences: SilencesDeps;
 }
@@ -56,6 +59,8 @@ export async function buildServices(config: Config, stores: Stores, logger: Logg
   const directory = new EventDirectory(postgres, config.events.maxDefinitionsPerWorkspace);
   const ingestor = servesIngest(config.role) ? await openIngestor(config, stores, directory, metrics, logger) : null;
   const timezones = await TimezoneCatalog.load(clickhouse);
+  const insertSignal = new InsertSignal(postgres, logger);
+  ingestor?.onInserted((eventIds) => insertSignal.announce(eventIds));
   return {
     config,
     stores,
@@ -68,6 +73,7 @@ export async function buildServices(config: Config, stores: Stores, logger: Logg
     admission: ingestor && new Admission(config.ingest, metrics),
     events: { postgres, clickhouse, directory, timezones, inserts: ingestor },
     evaluator: new PolicyEvaluator({ postgres, clickhouse, graceMs: config.evaluation.graceMs, now: options.now }),
+    insertSignal,
     delivery: { postgres, settings: config, retryScheduleMs: config.delivery.retryScheduleMs, metrics, logger },
     silences: { postgres, timezones, maxPerWorkspace: config.silences.maxPerWorkspace },
   };

@@ -3,12 +3,14 @@
 // other worker processes through Postgres, never through this process's memory.
 import type { BackgroundTask } from './backgroundTask.js';
 import { DeliveryWorker } from './delivery/worker.js';
+import { dataDrivenEvaluation } from './evaluation/dataDrivenEvaluation.js';
 import { evaluationWorker } from './evaluation/evaluationWorker.js';
 import type { Services } from './services.js';
 
 /** The tasks a worker process runs, in start order (stopped in reverse). */
 export function workerTasks(services: Services): BackgroundTask[] {
-  const { config, stores, logger, metrics, evaluator, delivery } = services;
+  const { config, stores, logger, metrics, evaluator, delivery, insertSignal } = services;
+  const dataDriven = dataDrivenEvaluation({ evaluator, signal: insertSignal, logger, metrics });
   const evaluation = evaluationWorker({ evaluator, postgres: stores.postgres, intervalMs: config.evaluation.intervalMs, logger, metrics });
   const { pollIntervalMs, concurrency, destinationConcurrency, workspaceConcurrency } = config.delivery;
   const deliveryWorker = new DeliveryWorker(delivery, {
@@ -17,5 +19,5 @@ export function workerTasks(services: Services): BackgroundTask[] {
     perDestination: destinationConcurrency,
     perWorkspace: workspaceConcurrency,
   });
-  return [evaluation, deliveryWorker];
+  return [evaluation, dataDriven, deliveryWorker];
 }

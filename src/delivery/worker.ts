@@ -60,7 +60,7 @@ export class DeliveryWorker implements BackgroundTask {
   private readonly heldDestinations = new Map<string, number>();
   private readonly heldWorkspaces = new Map<string, number>();
   private wake: (() => void) | null = null;
-  private stopListening: (() => void) | null = null;
+  private stopListening: (() => Promise<void>) | null = null;
   private gaugeUpdatedAt = 0;
   /** A committed outbox row was signalled (or the outbox had more rows than one batch). */
   private outboxSignalled = true;
@@ -88,15 +88,11 @@ export class DeliveryWorker implements BackgroundTask {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.deps.postgres
-      .listen(OUTBOX_SIGNAL_CHANNEL, () => this.onOutboxSignal())
-      .then(
-        (stop) => {
-          if (this.running) this.stopListening = stop;
-          else stop();
-        },
-        (err: unknown) => this.deps.logger.warn('delivery worker cannot listen for new notifications; polling only', { err }),
-      );
+    this.stopListening = this.deps.postgres.listen(
+      OUTBOX_SIGNAL_CHANNEL,
+      () => this.onOutboxSignal(),
+      (err) => this.deps.logger.warn('delivery worker lost its outbox signal for a while; polling meanwhile', { err }),
+    );
     this.loop = this.run();
   }
 
@@ -113,7 +109,7 @@ export class DeliveryWorker implements BackgroundTask {
    */
   async stop(): Promise<void> {
     this.running = false;
-    this.stopListening?.();
+    await this.stopListening?.();
     this.stopListening = null;
     this.wake?.();
     const finished = (async () => {

@@ -18,7 +18,7 @@ import { applyOutcomes, type PolicyOutcome } from './applyOutcomes.js';
 import { backtest, type BacktestPolicy, type BacktestResult } from './backtest.js';
 import { dueBucket, judgeDue, readDueStats, type DueBucket } from './dueBuckets.js';
 import { planEvaluation, type Plan } from './planner.js';
-import { loadEnabledTargets, loadTarget } from './targets.js';
+import { loadEnabledTargets, loadTarget, type EvaluationTarget } from './targets.js';
 
 export interface EvaluatorDeps {
   readonly postgres: PostgresStore;
@@ -40,6 +40,13 @@ export interface CycleReport {
   readonly resolved: number;
   /** alert.reminder notifications written. */
   readonly reminders: number;
+}
+
+export interface EventsReport extends CycleReport {
+  /** The policies evaluated. */
+  readonly policyIds: readonly string[];
+  /** Event → when an open bucket of its policies leaves its grace time (ms), to be evaluated again then. */
+  readonly recheckAt: ReadonlyMap<string, number>;
 }
 
 export interface ManualEvaluation {
@@ -70,7 +77,33 @@ export class PolicyEvaluator {
   /** Evaluates every due bucket of every enabled policy, one ClickHouse query per period in use, then writes due reminders. */
   async evaluateDuePolicies(): Promise<CycleReport> {
     const now = this.now();
-    const plans = (await loadEnabledTargets(this.deps.postgres)).map((t) => planEvaluation(t, now, this.deps.graceMs));
+    const report = await this.evaluateTargets(await loadEnabledTargets(this.deps.postgres), now);
+    const reminders = await this.deps.postgres.transaction((tx) => writeDueReminders(tx, new Date(now)));
+    return { ...report, reminders };
+  }
+
+  /**
+   * The same over the enabled policies of these events only (evaluation driven by their new
+   * records): every bucket closed since each policy's last evaluation, and the open one where
+   * it can fire early. Reminders are left to the cycle.
+   */
+  async evaluateEvents(eventIds: readonly string[]): Promise<EventsReport> {
+    const now = this.now();
+    const targets = await loadEnabledTargets(this.deps.postgres, eventIds);
+    const report = await this.evaluateTargets(targets, now);
+    // An open bucket still in its grace time is judged as closed once that ends: its events are evaluated again then.
+    const recheckAt = new Map<string, number>();
+    for (const plan of report.plans) {
+      if (plan.open === null || plan.open.end > now) continue;
+      const at = plan.open.end + this.deps.graceMs;
+      const id = plan.target.event_id;
+      recheckAt.set(id, Math.min(recheckAt.get(id) ?? at, at));
+    }
+    return { ...report, reminders: 0, policyIds: targets.map((t) => t.policy_id), recheckAt };
+  }
+
+  private async evaluateTargets(targets: readonly EvaluationTarget[], now: number): Promise<Omit<CycleReport, 'reminders'> & { plans: Plan[] }> {
+    const plans = targets.map((t) => planEvaluation(t, now, this.deps.graceMs));
     const outcomes: PolicyOutcome[] = [];
     for (const [period, group] of groupByPeriod(plans)) {
       const due = group.map((plan) => ({ plan, buckets: dueBucketsOf(plan) }));
@@ -85,7 +118,6 @@ export class PolicyEvaluator {
       }
     }
     const result = await applyOutcomes(this.deps.postgres, outcomes, new Date(now));
-    const reminders = await this.deps.postgres.transaction((tx) => writeDueReminders(tx, new Date(now)));
     const applied = outcomes.filter((o) => result.latest.has(o.target.policy_id));
     return {
       policies: plans.length,
@@ -93,7 +125,7 @@ export class PolicyEvaluator {
       skippedBuckets: plans.reduce((n, p) => n + p.skipped, 0),
       raised: result.raised,
       resolved: result.resolved,
-      reminders,
+      plans,
     };
   }
 

@@ -34,9 +34,10 @@ const SELECT_TARGETS = `
          p.evaluated_until, e.agent, e.event, e.timezone
   FROM policies AS p JOIN event_definitions AS e ON e.event_id = p.event_id AND e.user_id = p.workspace_id`;
 
-/** Every enabled policy of every workspace. */
-export function loadEnabledTargets(db: Queryable): Promise<EvaluationTarget[]> {
-  return db.query<EvaluationTarget>(`${SELECT_TARGETS} WHERE p.enabled`);
+/** Every enabled policy of every workspace, or of these events only. */
+export function loadEnabledTargets(db: Queryable, eventIds?: readonly string[]): Promise<EvaluationTarget[]> {
+  if (eventIds === undefined) return db.query<EvaluationTarget>(`${SELECT_TARGETS} WHERE p.enabled`);
+  return db.query<EvaluationTarget>(`${SELECT_TARGETS} WHERE p.enabled AND p.event_id = ANY($1::uuid[])`, [eventIds]);
 }
 
 /** One policy of the workspace, enabled or not. */

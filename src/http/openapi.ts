@@ -52,9 +52,15 @@ function operation(route: DocumentedRoute) {
   const auth = spec.auth ?? 'workspace';
   // Every route behind a token can answer 401, whatever else it declares.
   const unauthorized = auth === 'none' ? {} : { 401: { description: 'The bearer token is missing or not valid.' } };
+  // A route with no client error of its own (the probes, this document) still answers one in
+  // the common shape, e.g. 405 for a method it does not serve: said once, as the range 4XX.
+  const declared = { ...unauthorized, ...spec.responses };
+  const anyClientError = Object.keys(declared).some((status) => status.startsWith('4'))
+    ? {}
+    : { '4XX': { description: 'A request this route does not take (another method, for example), in the error shape of every route.' } };
   const responses = Object.fromEntries(
-    Object.entries({ ...unauthorized, ...spec.responses }).map(([status, response]) => {
-      const schema = response.schema ?? (Number(status) >= 400 ? { $ref: '#/components/schemas/Error' } : undefined);
+    Object.entries({ ...declared, ...anyClientError }).map(([status, response]) => {
+      const schema = response.schema ?? (status.startsWith('4') || status.startsWith('5') ? { $ref: '#/components/schemas/Error' } : undefined);
       const content = schema ? { content: { [response.contentType ?? 'application/json']: { schema } } } : {};
       return [status, { description: response.description, ...content }];
     }),
@@ -84,7 +90,10 @@ export function buildOpenApiDocument(routers: readonly ApiRouter[], version: str
       title: 'alertmon',
       version,
       description: 'Agents send numeric logs; alertmon keeps rollups, compares windows, evaluates policies and delivers alerts.',
+      license: { name: 'UNLICENSED', identifier: 'LicenseRef-UNLICENSED' },
     },
+    // Relative: the paths are served by the very service this document comes from.
+    servers: [{ url: '/', description: 'This service (the origin this document was read from).' }],
     paths,
     components: {
       schemas: { Error: errorBodySchema },

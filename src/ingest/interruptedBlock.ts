@@ -11,8 +11,8 @@
 import type { Logger } from '../logger.js';
 import { rebuildRollupStretches, type RollupStretch } from '../rollups/rangeRebuild.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
+import { classifyClickHouseError } from '../stores/clickhouseErrors.js';
 import { type DecodedBatch, insertBody, LOG_COLUMNS, payloadOf } from './journaledBatch.js';
-import { refusedForItsRows } from './rowsRefused.js';
 
 interface BlockRow {
   readonly line: string;
@@ -90,7 +90,7 @@ export async function repairInterruptedBlock(
         reinserted += missing.length;
       } catch (err) {
         // Rows ClickHouse refuses were set aside with their request when the block was inserted.
-        if (!refusedForItsRows(err)) throw err;
+        if (classifyClickHouseError(err) !== 'rows_refused') throw err;
         logger.error('journal repair: rows of the interrupted block are refused by ClickHouse (set aside under refused/)', {
           workspace_id: workspaceId,
           rows: missing.length,

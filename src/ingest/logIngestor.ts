@@ -17,7 +17,7 @@ import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { EventDirectory, ResolvedPair } from '../events/eventDirectory.js';
 import { clientLogIds, decodeBatch, journalPayload, summariseBatch, type LogPair, type PreparedBatch } from './journaledBatch.js';
-import { Journal, JournalFullError } from './journal/journal.js';
+import { isOutOfSpace, Journal, JournalFullError } from './journal/journal.js';
 import { JournalWriter } from './journalWriter.js';
 import { DEDUP_WINDOW_MS, RecentLogIds, uuidWords } from './recentLogIds.js';
 import { Turns } from './turns.js';
@@ -40,6 +40,8 @@ export class LogIngestor {
   private appendedFrames = 0;
   private closing = false;
   private readonly turns = new Turns(TURN_BUDGET_MS);
+  /** When a full journal disk was last logged (once per 10 s: a storm of refused batches would flood the log). */
+  private outOfSpaceLoggedAt = 0;
 
   private constructor(
     private readonly deps: LogIngestorDeps,
@@ -155,6 +157,16 @@ export class LogIngestor {
         throw unavailable('journal_full', 'The ingest journal is full; nothing of this batch was stored. Retry after the given delay.', 5);
       }
       this.deps.metrics.rejectedRecords.inc({ reason: 'storage_error' }, batch.records);
+      if (isOutOfSpace(err)) {
+        if (Date.now() - this.outOfSpaceLoggedAt >= 10_000) {
+          this.outOfSpaceLoggedAt = Date.now();
+          this.deps.logger.error('journal append failed: JOURNAL_DIR is out of space; batches get 503 until the backlog has drained or space is freed', {
+            err,
+            journal_dir: this.deps.config.journalDir,
+          });
+        }
+        throw unavailable('storage_unavailable', "The ingest journal's disk is full; nothing of this batch was stored. Retry after the given delay.", 5);
+      }
       this.deps.logger.error('journal append failed', { err, records: batch.records });
       throw unavailable('storage_unavailable', 'The logs could not be stored. Retry the batch.', 1);
     } finally {
@@ -169,6 +181,11 @@ export class LogIngestor {
   /** Resolves once every record journaled before the call is in ClickHouse (and so in every rollup). */
   caughtUp(): Promise<void> {
     return this.writer.caughtUp(this.appendedFrames);
+  }
+
+  /** Calls `listener` with the event ids of each block once it is in ClickHouse (one listener; a second replaces the first). */
+  onInserted(listener: (eventIds: ReadonlySet<string>) => void): void {
+    this.writer.onInserted = listener;
   }
 
   /**

@@ -22,6 +22,7 @@ import { mkdir } from 'node:fs/promises';
 import pg from 'pg';
 import { unavailable } from '../errors.js';
 import { PgliteConnection } from './pgliteConnection.js';
+import { listenOnServer, type Unlisten } from './postgresListener.js';
 
 export type Row = Record<string, unknown>;
 
@@ -35,13 +36,8 @@ export interface PostgresStore extends Queryable {
   /** Runs fn inside BEGIN … COMMIT on one connection; any throw rolls back. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
-  /**
-   * Calls onSignal after each committed transaction, of this process or another on the same
-   * database, that ran NOTIFY on `channel` (Postgres delivers notifications only at commit).
-   * Resolves once listening; the returned function stops listening. A lost listening
-   * connection is opened again and onSignal called once, since a signal may have been missed.
-   */
-  listen(channel: string, onSignal: () => void): Promise<() => void>;
+  /** LISTEN on `channel` (postgresListener.ts): notifications from other processes; none in embedded mode. */
+  listen(channel: string, onPayload: (payload: string) => void, onError: (err: unknown) => void): Unlisten;
   close(): Promise<void>;
 }
 
@@ -61,11 +57,12 @@ const types = {
 export async function openPostgres(options: PostgresOptions): Promise<PostgresStore> {
   if (options.mode === 'server') {
     const pool = new pg.Pool({ connectionString: options.url, max: options.poolMax ?? 10, types });
-    const listener = new ServerListener(options.url);
-    return poolStore('server', pool, listener, async () => {
-      await listener.close();
-      await pool.end();
-    });
+    return poolStore(
+      'server',
+      pool,
+      async () => pool.end(),
+      (channel, onPayload, onError) => listenOnServer(options.url, channel, onPayload, onError),
+    );
   }
   return openEmbedded(options.dir);
 }
@@ -77,22 +74,49 @@ async function openEmbedded(dir: string): Promise<PostgresStore> {
   const db = await PGlite.create(dir);
   // PGlite is one session: a single pooled connection keeps every transaction whole.
   const pool = new pg.Pool({ stream: () => new PgliteConnection(db), user: 'postgres', database: 'postgres', max: 1, idleTimeoutMillis: 0, types });
-  // The one PGlite session is every connection's: its LISTEN holds for the pool's connection
-  // whichever it is, and notifications arrive on it with the reply to the COMMIT that sent them.
-  const listeners = new SignalListeners();
-  pool.on('connect', (client) => client.on('notification', (message) => listeners.signal(message.channel)));
-  const embeddedListener: Listener = {
-    async listen(channel, onSignal) {
-      const first = listeners.add(channel, onSignal);
-      if (first) await pool.query(`LISTEN ${quoteIdentifier(channel)}`);
-      return () => listeners.remove(channel, onSignal);
+  return poolStore(
+    'embedded',
+    pool,
+    async () => {
+      await pool.end();
+      await db.close();
     },
-    async close() {},
+    (channel, onPayload, onError) => listenInSession(pool, channel, onPayload, onError),
+  );
+}
+
+/**
+ * LISTEN on the one PGlite session (every pooled connection is that session): NOTIFYs of
+ * this process's own transactions arrive with the reply to their COMMIT, so a committed
+ * outbox row wakes the delivery worker in embedded mode too.
+ */
+function listenInSession(pool: pg.Pool, channel: string, onPayload: (payload: string) => void, onError: (err: unknown) => void): Unlisten {
+  let stopped = false;
+  const onNotification = (message: pg.Notification) => {
+    if (!stopped && message.channel === channel) onPayload(message.payload ?? '');
   };
-  return poolStore('embedded', pool, embeddedListener, async () => {
-    await pool.end();
-    await db.close();
-  });
+  const attached = new WeakSet<pg.PoolClient>();
+  const attach = (client: pg.PoolClient) => {
+    if (attached.has(client)) return;
+    attached.add(client);
+    client.on('notification', onNotification);
+  };
+  // The connection open now, and any that replaces it.
+  pool.on('connect', attach);
+  void (async () => {
+    const client = await pool.connect();
+    try {
+      attach(client);
+      // The channel name is a fixed identifier of ours, never input.
+      await client.query(`LISTEN ${channel}`);
+    } finally {
+      client.release();
+    }
+  })().catch(onError);
+  return async () => {
+    stopped = true;
+    pool.off('connect', attach);
+  };
 }
 
 /** A failure of the connection rather than of the statement: the server did not answer, or ended the session. */
@@ -143,7 +167,7 @@ export class TransactionRolledBackError extends Error {
 
 type Run = <R extends object>(text: string, params?: readonly unknown[]) => Promise<pg.QueryResult<R>>;
 
-function poolStore(mode: PostgresStore['mode'], pool: pg.Pool, listener: Listener, shutdown: () => Promise<void>): PostgresStore {
+function poolStore(mode: PostgresStore['mode'], pool: pg.Pool, shutdown: () => Promise<void>, listen: PostgresStore['listen']): PostgresStore {
   // An idle client that fails (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   // A checked-out client's failure is heard here (the pool hears only idle ones) and makes the
@@ -214,112 +238,12 @@ function poolStore(mode: PostgresStore['mode'], pool: pg.Pool, listener: Listene
     async ping() {
       await this.query('SELECT 1');
     },
-    listen: (channel, onSignal) => listener.listen(channel, onSignal),
+    listen,
     close() {
       closed ??= shutdown();
       return closed;
     },
   };
-}
-
-interface Listener {
-  listen(channel: string, onSignal: () => void): Promise<() => void>;
-  close(): Promise<void>;
-}
-
-/** A channel name as an SQL identifier (LISTEN takes no bound parameter). */
-function quoteIdentifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
-/** The callbacks per channel of one process. */
-class SignalListeners {
-  private readonly byChannel = new Map<string, Set<() => void>>();
-
-  /** True when it is the channel's first callback (the caller LISTENs). */
-  add(channel: string, onSignal: () => void): boolean {
-    const set = this.byChannel.get(channel) ?? new Set();
-    this.byChannel.set(channel, set);
-    set.add(onSignal);
-    return set.size === 1;
-  }
-  remove(channel: string, onSignal: () => void): void {
-    this.byChannel.get(channel)?.delete(onSignal);
-  }
-  channels(): string[] {
-    return [...this.byChannel.keys()];
-  }
-  signal(channel: string): void {
-    for (const onSignal of this.byChannel.get(channel) ?? []) onSignal();
-  }
-  signalAll(): void {
-    for (const channel of this.byChannel.keys()) this.signal(channel);
-  }
-}
-
-const RELISTEN_DELAY_MS = 1_000;
-
-/**
- * LISTEN on a server: one connection of its own, outside the pool (a pooled connection
- * serves other callers and may be replaced). When it is lost it is opened again after a
- * pause, and every listener is signalled once, as a notification may have been missed.
- */
-class ServerListener implements Listener {
-  private readonly listeners = new SignalListeners();
-  private client: Promise<pg.Client> | null = null;
-  private closed = false;
-  private retry: NodeJS.Timeout | null = null;
-
-  constructor(private readonly url: string) {}
-
-  async listen(channel: string, onSignal: () => void): Promise<() => void> {
-    const first = this.listeners.add(channel, onSignal);
-    if (first) await (await this.connection()).query(`LISTEN ${quoteIdentifier(channel)}`);
-    return () => this.listeners.remove(channel, onSignal);
-  }
-
-  private connection(): Promise<pg.Client> {
-    this.client ??= this.open();
-    return this.client;
-  }
-
-  private async open(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: this.url, types });
-    client.on('notification', (message) => this.listeners.signal(message.channel));
-    client.on('error', () => this.lost(client));
-    client.on('end', () => this.lost(client));
-    try {
-      await client.connect();
-      for (const channel of this.listeners.channels()) await client.query(`LISTEN ${quoteIdentifier(channel)}`);
-    } catch (err) {
-      this.lost(client);
-      throw isDatabaseLoss(err) ? databaseUnavailable(err) : err;
-    }
-    return client;
-  }
-
-  private lost(client: pg.Client): void {
-    void client.end().catch(() => {});
-    if (this.closed || this.retry !== null) return;
-    this.client = null;
-    this.retry = setTimeout(() => {
-      this.retry = null;
-      if (this.closed || this.listeners.channels().length === 0) return;
-      this.connection().then(
-        () => this.listeners.signalAll(),
-        () => {}, // lost() has scheduled the next try
-      );
-    }, RELISTEN_DELAY_MS);
-    this.retry.unref();
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.retry !== null) clearTimeout(this.retry);
-    const client = this.client;
-    this.client = null;
-    if (client !== null) await (await client.catch(() => null))?.end().catch(() => {});
-  }
 }
 
 /** The SQLSTATE of a Postgres error, e.g. 23505 for a unique violation. */

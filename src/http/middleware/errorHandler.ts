@@ -14,6 +14,7 @@ const STATUS_BY_KIND: Record<ErrorKind, number> = {
   conflict: 409,
   upstream_failed: 502,
   unavailable: 503,
+  busy: 429,
 };
 
 const CODES_BY_STATUS: Record<number, string> = {

@@ -1,13 +1,18 @@
 import { expect } from 'chai';
 import type Router from '@koa/router';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { apiRouters, buildApp } from '../../../src/app.js';
 import { logBatchSchema } from '../../../src/http/logs/schema.js';
 import { buildOpenApiDocument, openApiPath, OPENAPI_PATH } from '../../../src/http/openapi.js';
-import { packageVersion } from '../../../src/paths.js';
+import { packageVersion, projectRoot } from '../../../src/paths.js';
 import { request } from '../../helpers/http.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { testRoot } from '../../helpers/stores.js';
 
 interface Operation {
   parameters?: { name: string; in: string; schema: unknown }[];
@@ -41,6 +46,20 @@ describe('OpenAPI document', () => {
     expect(result.errors ?? [], JSON.stringify(result.errors)).to.deep.equal([]);
     expect(result.valid).to.equal(true);
     expect(validator.version).to.equal('3.1');
+  });
+
+  it("is clean under an independent linter: Redocly's recommended rules, 0 errors and 0 warnings", async function () {
+    this.timeout(60_000);
+    const file = path.join(testRoot, `openapi-${randomUUID()}.json`);
+    writeFileSync(file, JSON.stringify(served));
+    const cli = path.join(projectRoot, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
+    // Exits non-zero on errors; its JSON report counts both.
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, 'lint', '--extends=recommended', '--format=json', file], {
+      maxBuffer: 64 * 1024 ** 2,
+    }).catch((err: { stdout: string }) => ({ stdout: err.stdout }));
+    const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] };
+    expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).to.deep.equal([]);
+    expect(report.totals).to.include({ errors: 0, warnings: 0 });
   });
 
   it('lists every route the app serves with its method, and no other', () => {
