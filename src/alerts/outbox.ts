@@ -7,6 +7,12 @@ import { ACK_LINK_TYPES, newAckToken, storeAckTokens } from './ackTokens.js';
 import { alertJson, type Alert, type AlertJson } from './model.js';
 import { ALERT_COLUMNS } from './store.js';
 
+/**
+ * The Postgres channel a committed insert into the outbox notifies (a trigger of migration
+ * 0013 sends it, whatever wrote the row), so the delivery workers wake at once.
+ */
+export const OUTBOX_SIGNAL_CHANNEL = 'alertmon_outbox';
+
 /** What an outbox row tells: an alert raised, resolved, still triggered (a reminder), or escalated to the next step's destinations. */
 export const NOTIFICATION_TYPES = ['alert.triggered', 'alert.resolved', 'alert.reminder', 'alert.escalated'] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
