@@ -13,19 +13,27 @@ import { deliveryHistoryRoutes } from './http/deliveries/routes.js';
 import { destinationRoutes } from './http/destinations/routes.js';
 import { eventRoutes } from './http/events/routes.js';
 import { healthRoutes } from './http/health/routes.js';
+import { StreamIngestor } from './ingest/stream/streamIngestor.js';
 import { logRoutes } from './http/logs/routes.js';
+import { metricRoutes } from './http/metrics/routes.js';
 import { policyRoutes } from './http/policies/routes.js';
 import { publicRoutes } from './http/public/routes.js';
+import { AddressRateLimiter } from './http/public/addressRateLimit.js';
+import { ackRoutes } from './http/ack/routes.js';
+import { escalationPolicyRoutes } from './http/escalation-policies/routes.js';
+import { ESCALATION_LIMITS } from './escalation/model.js';
 import { silenceRoutes } from './http/silences/routes.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errorHandler.js';
+import { idempotentCreates } from './http/middleware/idempotentCreates.js';
 import { jsonBody } from './http/middleware/jsonBody.js';
 import { admitLogs } from './http/logs/admission.js';
 import { isLogBatchRequest } from './http/logs/request.js';
 import { requestContext } from './http/middleware/requestContext.js';
+import { routeGuard } from './http/middleware/routeGuard.js';
 import { securityHeaders } from './http/middleware/securityHeaders.js';
 import { openApiRouter } from './http/openapi.js';
-import { webConsole } from './http/web/webConsole.js';
+import { consolePaths, webConsole } from './http/web/webConsole.js';
 
 /** control: the REST API, the admin API, share links and the web console; logs: POST /v1.0/logs. */
 export type Plane = 'control' | 'logs';
@@ -35,6 +43,8 @@ export interface ApiRouters {
   readonly open: readonly ApiRouter[];
   /** No token, on the control plane: share links. */
   readonly sharing: ApiRouter;
+  /** No token, on the control plane: acknowledge links. */
+  readonly acknowledging: ApiRouter;
   /** Behind ADMIN_TOKEN, on the control plane. */
   readonly admin: ApiRouter;
   /** Behind a workspace token, each on its plane. */
@@ -47,6 +57,7 @@ export function apiRouters(services: Services): ApiRouters {
   const { postgres } = stores;
   const workspace = [
     { plane: 'logs', router: logRoutes(ingestor, metrics, config.ingest.maxBatchRecords) },
+    { plane: 'logs', router: metricRoutes(ingestor, metrics) },
     { plane: 'control', router: eventRoutes(services.events) },
     { plane: 'control', router: analyticsRoutes(stores) },
     { plane: 'control', router: policyRoutes({ postgres, evaluator, maxPerWorkspace: config.policies.maxPerWorkspace }) },
@@ -54,12 +65,15 @@ export function apiRouters(services: Services): ApiRouters {
     { plane: 'control', router: destinationRoutes({ channels: config.channels, delivery, maxPerWorkspace: config.destinations.maxPerWorkspace }) },
     { plane: 'control', router: deliveryHistoryRoutes(postgres) },
     { plane: 'control', router: silenceRoutes(services.silences) },
+    { plane: 'control', router: escalationPolicyRoutes({ postgres, maxPerWorkspace: ESCALATION_LIMITS.perWorkspace }) },
   ] as const;
-  const health = healthRoutes(stores, metrics);
-  const sharing = publicRoutes(stores, config.http.publicRequestsPerMinute);
+  const health = healthRoutes(stores, metrics, ingestor instanceof StreamIngestor ? ingestor : null);
+  const publicLimiter = new AddressRateLimiter(config.http.publicRequestsPerMinute);
+  const sharing = publicRoutes(stores, publicLimiter);
+  const acknowledging = ackRoutes(postgres, publicLimiter);
   const admin = adminRoutes(config.http.adminToken, stores);
-  const openApi = openApiRouter([health, sharing, admin, ...workspace.map((w) => w.router)], packageVersion);
-  return { open: [health, openApi], sharing, admin, workspace };
+  const openApi = openApiRouter([health, sharing, acknowledging, admin, ...workspace.map((w) => w.router)], packageVersion);
+  return { open: [health, openApi], sharing, acknowledging, admin, workspace };
 }
 
 export function buildApp(services: Services, planes: ReadonlySet<Plane>): Koa<AppState> {
@@ -71,23 +85,29 @@ export function buildApp(services: Services, planes: ReadonlySet<Plane>): Koa<Ap
   app.use(securityHeaders());
 
   const routers = apiRouters(services);
-  // Another method on an open path answers 405 here, before authentication would ask for a token.
-  for (const open of routers.open) app.use(open.refuseOtherMethods()).use(open.router.routes());
+  const workspaceRouters = routers.workspace.filter(({ plane }) => planes.has(plane)).map(({ router }) => router);
+  // Unknown paths (404) and methods a path does not serve (405), before authentication would ask for a token.
+  const controlRouters = planes.has('control')
+    ? [routers.sharing, routers.acknowledging, ...(services.config.http.adminToken === null ? [] : [routers.admin])]
+    : [];
+  app.use(routeGuard([...routers.open, ...(planes.has('control') ? [consolePaths] : []), ...controlRouters, ...workspaceRouters]));
+  for (const open of routers.open) app.use(open.router.routes());
   if (planes.has('control')) {
     app.use(webConsole());
-    app.use(routers.sharing.refuseOtherMethods()).use(routers.sharing.router.routes());
+    app.use(routers.sharing.router.routes());
+    app.use(routers.acknowledging.router.routes());
     // The admin router answers only its own routes; anything else falls through to auth.
     app.use(routers.admin.router.routes());
   }
 
-  // Everything below needs a workspace token, including routes that do not exist.
+  // Everything below needs a workspace token.
   app.use(authenticate(services.tokens));
   // Before the body is read: refusing an overloading client must cost next to nothing.
   if (planes.has('logs') && services.admission) app.use(admitLogs(services.admission));
   // A log batch's body is read by its route, and parsed in worker threads (http/logs/batchParsers.ts).
   app.use(jsonBody(isLogBatchRequest));
-  for (const { plane, router } of routers.workspace) {
-    if (planes.has(plane)) app.use(router.router.routes()).use(router.router.allowedMethods({ throw: true }));
-  }
+  // After the body is parsed: a POST that creates, with an Idempotency-Key, runs once.
+  app.use(idempotentCreates(services.stores.postgres, workspaceRouters, services.logger));
+  for (const router of workspaceRouters) app.use(router.router.routes());
   return app;
 }

@@ -23,6 +23,8 @@ export interface HttpConfig {
   readonly adminToken: string | null;
   /** PUBLIC_RATE_LIMIT_PER_MINUTE: requests to the share-link routes one client address may make per minute (429 past it). @default 120 */
   readonly publicRequestsPerMinute: number;
+  /** PUBLIC_URL: the service's address as recipients of its messages see it (acknowledge links, share links). @default null (http://HOST:PORT of the listener) */
+  readonly publicUrl: string | null;
 }
 
 export interface ClickHouseConfig {
@@ -40,7 +42,7 @@ export interface ClickHouseConfig {
 export interface AnalystConfig {
   /** ANALYST_MAX_MEMORY_BYTES: memory one analyst query may take (ClickHouse max_memory_usage); past it, 400. @default 1073741824 (1 GiB) */
   readonly maxMemoryBytes: number;
-  /** ANALYST_MAX_CONCURRENT_QUERIES: analyst queries run at once per process (others wait their turn), so together they take at most this many times ANALYST_MAX_MEMORY_BYTES. @default 2 */
+  /** ANALYST_MAX_CONCURRENT_QUERIES: analyst queries run at once per process, so together they take at most this many times ANALYST_MAX_MEMORY_BYTES; as many again wait, beyond that 429 analyst_busy. @default 2 */
   readonly maxConcurrentQueries: number;
 }
 
@@ -55,7 +57,7 @@ export interface EventsConfig {
 }
 
 export interface IngestConfig {
-  /** INGEST_MAX_BATCH_RECORDS: records one POST /v1.0/logs may carry; more is answered 400. @default 250 */
+  /** INGEST_MAX_BATCH_RECORDS: records one POST /v1.0/logs may carry; more is answered 400. The body limit of that route follows it (2 KB a record, at least 1 MB). @default 1000 */
   readonly maxBatchRecords: number;
   /** JOURNAL_DIR: the write-ahead journal of this process (one per ingest process). @default DATA_DIR/journal */
   readonly journalDir: string;
@@ -77,6 +79,12 @@ export interface IngestConfig {
   readonly shutdownDrainMs: number;
   /** INGEST_DEDUP_MAX_IDS: client log_ids remembered for idempotency; beyond this the 10-minute window shrinks. @default 10000000 */
   readonly dedupMaxIds: number;
+  /** JOURNAL_URL: a NATS JetStream server (`nats://host:4222`, comma-separated for a cluster) whose stream is the journal instead of JOURNAL_DIR. @default null (the local journal) */
+  readonly journalUrl: string | null;
+  /** JOURNAL_STREAM: the JetStream stream's name (created or checked at start-up). @default 'alertmon' */
+  readonly journalStream: string;
+  /** JOURNAL_MAX_AGE_S: the stream's max_age; records not in ClickHouse after this long are dropped by JetStream. @default 604800 (7 days) */
+  readonly journalMaxAgeS: number;
 }
 
 export interface PoliciesConfig {
@@ -106,7 +114,7 @@ export interface DeliveryConfig {
   readonly retryScheduleMs: readonly number[];
   /** DELIVERY_TIMEOUT_MS: one send (HTTP request or SMTP session) gives up after this long. @default 10000 */
   readonly timeoutMs: number;
-  /** DELIVERY_POLL_INTERVAL_MS: the worker looks for new notifications and due retries this often when idle. @default 250 */
+  /** DELIVERY_POLL_INTERVAL_MS: the worker looks for due retries (and, as a fallback to the outbox signal, new notifications) this often when idle; 10 ms to 1 h. @default 250 */
   readonly pollIntervalMs: number;
   /** DELIVERY_CONCURRENCY: sends in flight at most per worker. @default 64 */
   readonly concurrency: number;
@@ -117,6 +125,10 @@ export interface DeliveryConfig {
   readonly destinationConcurrency: number;
   /** DELIVERY_WORKSPACE_CONCURRENCY: sends in flight for one workspace at most per worker. @default 48 */
   readonly workspaceConcurrency: number;
+  /** ESCALATION_MINUTE_MS: how long a minute of an escalation step's after_minutes is (shorter in tests). @default 60000 */
+  readonly escalationMinuteMs: number;
+  /** ESCALATION_POLL_INTERVAL_MS: how often the worker looks for escalation steps that are due. @default 1000 */
+  readonly escalationPollIntervalMs: number;
   /** ALLOW_PRIVATE_TARGETS: lets webhooks reach loopback, private and link-local addresses. @default false */
   readonly allowPrivateTargets: boolean;
 }
@@ -279,7 +291,7 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(read.string('DATA_DIR', './data'));
   const workspaceRate = read.raw('INGEST_WORKSPACE_RECORDS_PER_S');
   const ingest: IngestConfig = {
-    maxBatchRecords: read.integer('INGEST_MAX_BATCH_RECORDS', 250, 250, 10_000),
+    maxBatchRecords: read.integer('INGEST_MAX_BATCH_RECORDS', 1_000, 250, 10_000),
     journalDir: path.resolve(read.string('JOURNAL_DIR', path.join(dataDir, 'journal'))),
     journalMaxBytes: read.integer('INGEST_JOURNAL_MAX_BYTES', 1024 ** 3, 1024 ** 2, 1024 ** 4),
     journalSegmentBytes: read.integer('INGEST_JOURNAL_SEGMENT_BYTES', 64 * 1024 ** 2, 64 * 1024, 1024 ** 3),
@@ -290,7 +302,18 @@ export function loadConfig(env: Env = process.env): Config {
     maxConcurrentRequests: read.integer('INGEST_MAX_CONCURRENT_REQUESTS', 48, 1, 100_000),
     shutdownDrainMs: read.integer('INGEST_SHUTDOWN_DRAIN_MS', 10_000, 0, 600_000),
     dedupMaxIds: read.integer('INGEST_DEDUP_MAX_IDS', 10_000_000, 1_000, 1_000_000_000),
+    journalUrl: read.optional('JOURNAL_URL'),
+    journalStream: read.string('JOURNAL_STREAM', 'alertmon'),
+    journalMaxAgeS: read.integer('JOURNAL_MAX_AGE_S', 7 * 86_400, 60, 365 * 86_400),
   };
+  if (ingest.journalUrl !== null && !ingest.journalUrl.split(',').every((u) => /^(nats|tls):\/\/[^\s/]+\/?$/.test(u.trim()))) {
+    read.problems.push(
+      `JOURNAL_URL must be nats://host:port (comma-separated for several servers) (got ${JSON.stringify(ingest.journalUrl.replace(/\/\/[^@/]*@/, '//…@'))})`,
+    );
+  }
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(ingest.journalStream)) {
+    read.problems.push(`JOURNAL_STREAM must be 1-64 letters, digits, _ or - (got ${JSON.stringify(ingest.journalStream)})`);
+  }
 
   const discordOrigins = read
     .string('DISCORD_WEBHOOK_ORIGINS', 'https://discord.com,https://discordapp.com')
@@ -310,6 +333,7 @@ export function loadConfig(env: Env = process.env): Config {
       shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 30_000, 0, 600_000),
       adminToken,
       publicRequestsPerMinute: read.integer('PUBLIC_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
+      publicUrl: read.url('PUBLIC_URL', ['http:', 'https:'], null)?.replace(/\/+$/, '') ?? null,
     },
     clickhouse: {
       url: read.url('CLICKHOUSE_URL', ['http:', 'https:'], null),
@@ -335,10 +359,12 @@ export function loadConfig(env: Env = process.env): Config {
       // About 10 s, 1 min, 5 min, 30 min and 2 h: six tries over about 2.5 hours.
       retryScheduleMs: read.integerList('DELIVERY_RETRY_SCHEDULE_MS', [10_000, 60_000, 300_000, 1_800_000, 7_200_000], 1, 86_400_000, 10),
       timeoutMs: read.integer('DELIVERY_TIMEOUT_MS', 10_000, 100, 120_000),
-      pollIntervalMs: read.integer('DELIVERY_POLL_INTERVAL_MS', 250, 10, 60_000),
+      pollIntervalMs: read.integer('DELIVERY_POLL_INTERVAL_MS', 250, 10, 3_600_000),
       concurrency: read.integer('DELIVERY_CONCURRENCY', 64, 1, 1000),
       destinationConcurrency: read.integer('DELIVERY_DESTINATION_CONCURRENCY', 32, 1, 1000),
       workspaceConcurrency: read.integer('DELIVERY_WORKSPACE_CONCURRENCY', 48, 1, 1000),
+      escalationMinuteMs: read.integer('ESCALATION_MINUTE_MS', 60_000, 10, 60_000),
+      escalationPollIntervalMs: read.integer('ESCALATION_POLL_INTERVAL_MS', 1_000, 10, 60_000),
       allowPrivateTargets: read.boolean('ALLOW_PRIVATE_TARGETS', false),
     },
     channels: {
@@ -372,6 +398,10 @@ export function servesControlPlane(role: Role): boolean {
 }
 export function servesIngest(role: Role): boolean {
   return role === 'all' || role === 'ingest';
+}
+/** A process that only publishes to a shared journal (ROLE=ingest with JOURNAL_URL) opens no ClickHouse. */
+export function usesClickHouse(config: Pick<Config, 'role' | 'ingest'>): boolean {
+  return !(config.role === 'ingest' && config.ingest.journalUrl !== null);
 }
 export function runsWorker(role: Role): boolean {
   return role === 'all' || role === 'worker';

@@ -21,6 +21,8 @@ export type ErrorKind =
   | 'conflict'
   /** Temporarily unable; retrying later may succeed. */
   | 'unavailable'
+  /** Too much of this work runs or waits already; retry after the given delay. */
+  | 'busy'
   /** A downstream provider refused or failed. */
   | 'upstream_failed';
 
@@ -56,6 +58,8 @@ export const notFound = (what = 'resource') => new AppError('not_found', 'not_fo
 export const conflict = (code: string, message: string) => new AppError('conflict', code, message);
 
 export const unavailable = (code: string, message: string, retryAfterSeconds: number) => new AppError('unavailable', code, message, [], { retryAfterSeconds });
+
+export const busy = (code: string, message: string, retryAfterSeconds: number) => new AppError('busy', code, message, [], { retryAfterSeconds });
 
 export const upstreamFailed = (code: string, message: string, details: readonly ErrorDetail[] = [], extra: Record<string, unknown> = {}) =>
   new AppError('upstream_failed', code, message, details, { extra });

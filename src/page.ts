@@ -32,3 +32,11 @@ export function pageOf(request: PageRequest): Page {
 export function pageOrAll(request: PageRequest): PageOrAll {
   return { limit: request.limit ?? null, offset: request.offset ?? 0 };
 }
+
+/** Alerts a list without `limit` returns at most: every match, newest first. */
+export const MAX_WHOLE_ALERT_LIST = 10_000;
+
+/** The page of a list whole by default but capped: without `limit`, up to `cap` items from `offset` on. */
+export function pageUpTo(request: PageRequest, cap: number): Page {
+  return { limit: request.limit ?? cap, offset: request.offset ?? 0 };
+}

@@ -2,7 +2,7 @@
 // app, the background workers and the tests all use these instances, so nothing is assembled
 // twice and every part sees the same configuration.
 import { TokenAuthenticator } from './auth/tokens.js';
-import { servesIngest, type Config } from './config.js';
+import { runsWorker, servesIngest, usesClickHouse, type Config } from './config.js';
 import type { DeliveryDeps } from './delivery/deliver.js';
 import { PolicyEvaluator } from './evaluation/evaluator.js';
 import { InsertSignal } from './evaluation/insertSignal.js';
@@ -10,10 +10,13 @@ import { EventDirectory } from './events/eventDirectory.js';
 import type { EventsDeps } from './events/operations.js';
 import { TimezoneCatalog } from './events/timezones.js';
 import { Admission } from './ingest/admission.js';
+import type { Ingestor } from './ingest/ingestor.js';
 import { LogIngestor } from './ingest/logIngestor.js';
+import { StreamIngestor } from './ingest/stream/streamIngestor.js';
 import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { SilencesDeps } from './silences/operations.js';
+import { PublicLinks } from './publicLinks.js';
 import type { Stores } from './stores/index.js';
 
 export interface Services {
@@ -24,8 +27,11 @@ export interface Services {
   readonly tokens: TokenAuthenticator;
   readonly directory: EventDirectory;
   readonly timezones: TimezoneCatalog;
-  /** Present in processes that ingest logs (ROLE all or ingest), ready to take them. */
-  readonly ingestor: LogIngestor | null;
+  /**
+   * Present in processes that ingest logs (ROLE all or ingest), ready to take them; with
+   * JOURNAL_URL also in ROLE=worker, where it only runs the stream's writer.
+   */
+  readonly ingestor: Ingestor | null;
   /** Admission control of POST /v1.0/logs, where this process ingests. */
   readonly admission: Admission | null;
   readonly events: EventsDeps;
@@ -34,6 +40,8 @@ export interface Services {
   readonly insertSignal: InsertSignal;
   readonly delivery: DeliveryDeps;
   readonly silences: SilencesDeps;
+  /** The links messages carry back to the service (PUBLIC_URL). */
+  readonly links: PublicLinks;
 }
 
 export interface ServiceOptions {
@@ -52,13 +60,22 @@ export function openIngestor(config: Config, stores: Stores, directory: EventDir
   return LogIngestor.open({ clickhouse: stores.clickhouse, directory, config: config.ingest, metrics, logger });
 }
 
+/** The local journal's ingestor, or with JOURNAL_URL the stream's (publishing where the role ingests, writing where it holds ClickHouse). */
+async function ingestorOf(config: Config, stores: Stores, directory: EventDirectory, metrics: Metrics, logger: Logger): Promise<Ingestor | null> {
+  if (config.ingest.journalUrl === null) return servesIngest(config.role) ? openIngestor(config, stores, directory, metrics, logger) : null;
+  if (!servesIngest(config.role) && !runsWorker(config.role)) return null;
+  const clickhouse = usesClickHouse(config) ? stores.clickhouse : null;
+  return StreamIngestor.open({ config: config.ingest, directory, metrics, logger, clickhouse });
+}
+
 /** Builds every service this process's role needs; the ingestor has loaded its idempotency window when this resolves. */
 export async function buildServices(config: Config, stores: Stores, logger: Logger, options: ServiceOptions = {}): Promise<Services> {
   const metrics = options.metrics ?? createMetrics();
   const { postgres, clickhouse } = stores;
   const directory = new EventDirectory(postgres, config.events.maxDefinitionsPerWorkspace);
-  const ingestor = servesIngest(config.role) ? await openIngestor(config, stores, directory, metrics, logger) : null;
-  const timezones = await TimezoneCatalog.load(clickhouse);
+  const ingestor = await ingestorOf(config, stores, directory, metrics, logger);
+  const timezones = usesClickHouse(config) ? await TimezoneCatalog.load(clickhouse) : TimezoneCatalog.ofIntl();
+  const links = new PublicLinks(config.http.publicUrl ?? `http://${config.http.host}:${config.http.port}`);
   const insertSignal = new InsertSignal(postgres, logger);
   ingestor?.onInserted((eventIds) => insertSignal.announce(eventIds));
   return {
@@ -74,7 +91,8 @@ export async function buildServices(config: Config, stores: Stores, logger: Logg
     events: { postgres, clickhouse, directory, timezones, inserts: ingestor },
     evaluator: new PolicyEvaluator({ postgres, clickhouse, graceMs: config.evaluation.graceMs, now: options.now }),
     insertSignal,
-    delivery: { postgres, settings: config, retryScheduleMs: config.delivery.retryScheduleMs, metrics, logger },
+    delivery: { postgres, settings: { ...config, links }, retryScheduleMs: config.delivery.retryScheduleMs, metrics, logger },
     silences: { postgres, timezones, maxPerWorkspace: config.silences.maxPerWorkspace },
+    links,
   };
 }

@@ -17,6 +17,7 @@ import { openLoop, overload, probeVisibility, type OpenLoopResult } from './lib/
 import { formatReport, type CountCheck, type ServiceFigures } from './lib/report.js';
 import { ownCpuSeconds, processCpuSeconds, readProcessMemory, sampleRss } from './lib/processStats.js';
 import { runBench, UsageError } from './lib/runner.js';
+import { formatStreamReport, measureStream, streamCountsOk } from './lib/streamPhase.js';
 import { issueWorkspaceToken, metricValue, queryNumber, scrapeMetrics, sleep, startServiceProcess, type ServiceProcess } from './lib/serviceProcess.js';
 
 const RSS_SAMPLE_EVERY_MS = 200;
@@ -78,6 +79,28 @@ async function run(options: BenchOptions, ingest: IngestSettings): Promise<boole
   progress(`ingest settings: ${describeIngestSettings(ingest)}`);
   const closedBatches = generate(options.records, options, options.seed);
   const openBatches = options.openRates.map((rate, i) => generate(rate * options.openSeconds, options, options.seed + 1 + i));
+  const local = options.journals.includes('local') ? await runLocal(options, ingest, closedBatches, openBatches) : true;
+  if (!options.journals.includes('stream')) return local;
+  const natsUrl = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
+  const postgresUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const variants = await measureStream(
+    {
+      natsUrl,
+      postgresUrl,
+      ingestEnv: ingest.env,
+      concurrency: options.concurrency,
+      closedBatches,
+      openBatches,
+      openRates: options.openRates,
+      maxLoadMinutes: options.maxLoadMinutes,
+    },
+    progress,
+  );
+  process.stdout.write(formatStreamReport(variants));
+  return local && streamCountsOk(variants);
+}
+
+async function runLocal(options: BenchOptions, ingest: IngestSettings, closedBatches: RequestBatch[], openBatches: RequestBatch[][]): Promise<boolean> {
   const overloadBody = generateBatches(options.recordsPerRequest, options.recordsPerRequest, options.seed + 99, Date.now())[0]!;
   // The overload sends one body again and again: without log_ids, each accepted one counts.
   const records = JSON.parse(overloadBody.body.toString()) as Record<string, unknown>[];

@@ -26,6 +26,15 @@ export const TRANSITIONS: Readonly<Record<AlertAction, Transition>> = {
   archive: { from: ['triggered', 'acknowledged', 'resolved'], to: 'archived', stamp: 'archived_at', notifies: null },
 };
 
+/**
+ * Whether `action` finds the alert already where it leads (acknowledge an acknowledged alert):
+ * a repeat, answered with the alert unchanged, notifying nothing (clients retry requests whose
+ * answer was lost).
+ */
+export function isRepeated(action: AlertAction, status: AlertStatus): boolean {
+  return TRANSITIONS[action].to === status;
+}
+
 /** The transition `action` makes from `status`, or null when it is not allowed. */
 export function transitionFor(action: AlertAction, status: AlertStatus): Transition | null {
   const t = TRANSITIONS[action];

@@ -7,8 +7,9 @@
 // and gives the one statement back in canonical form; EXPLAIN AST of that form is walked; and
 // the canonical form, the text that was checked, is what runs, on a readonly=1 session (and
 // with a ClickHouse server, as a user allowed only SELECT on this database).
-import { ANALYST_LIMITS, type ClickHouseStore } from '../stores/clickhouse.js';
-import { invalid } from '../errors.js';
+import { ANALYST_LIMITS, AnalystBusyError, type AnalystStatement, type ClickHouseStore } from '../stores/clickhouse.js';
+import { busy, invalid } from '../errors.js';
+import { classifyClickHouseError } from '../stores/clickhouseErrors.js';
 
 export type AnalystRow = Record<string, unknown>;
 
@@ -138,27 +139,45 @@ const mebibytes = (bytes: number) => `${Math.round(bytes / 1024 ** 2)} MiB`;
 /** The 400 for a query the engine stopped or refused, its bounds named in words. */
 function queryFailure(err: unknown, clickhouse: ClickHouseStore): Error {
   const message = engineMessage(err);
-  if (/memory limit/i.test(message)) {
+  const kind = classifyClickHouseError(err);
+  if (kind === 'memory_limit') {
     return invalid(
       'sql_memory_limit',
       `The query needs more than ${mebibytes(clickhouse.analystLimits.maxMemoryBytes)} of memory (the limit of one analyst query) and was stopped; ` +
         `aggregate earlier, read fewer rows or columns, or add a LIMIT. Engine: ${message}`,
     );
   }
-  if (/timeout exceeded|TIMEOUT_EXCEEDED/i.test(message)) {
+  if (kind === 'timeout') {
     return invalid('sql_timeout', `The query ran longer than ${ANALYST_LIMITS.maxExecutionSeconds} s and was stopped. Engine: ${message}`);
   }
   return invalid('sql_error', message);
 }
 
-/** Checks an analyst's query and runs it; refused or failing queries throw `invalid`. */
+/**
+ * Checks an analyst's query and runs it, in one analyst turn (a session of its own); refused
+ * or failing queries throw `invalid`, and `busy` (429 analyst_busy) when every turn runs and
+ * the queue is full.
+ */
 export async function runAnalystQuery(clickhouse: ClickHouseStore, sql: string): Promise<AnalystRow[]> {
+  try {
+    return await clickhouse.analystTurn((query) => checkAndRun(clickhouse, query, sql));
+  } catch (err) {
+    if (!(err instanceof AnalystBusyError)) throw err;
+    throw busy(
+      'analyst_busy',
+      `${err.running} analyst queries are running and as many again wait (ANALYST_MAX_CONCURRENT_QUERIES); nothing was run. Retry after the given delay.`,
+      Math.ceil(ANALYST_LIMITS.maxExecutionSeconds / 3),
+    );
+  }
+}
+
+async function checkAndRun(clickhouse: ClickHouseStore, query: AnalystStatement, sql: string): Promise<AnalystRow[]> {
   let canonical: string;
   let lines: AstLine[];
   try {
-    const [formatted] = await clickhouse.analystQuery('SELECT formatQuerySingleLine({q:String}) AS q', { q: sql });
+    const [formatted] = await query('SELECT formatQuerySingleLine({q:String}) AS q', { q: sql });
     canonical = String(formatted!.q);
-    const ast = await clickhouse.analystQuery(`EXPLAIN AST ${canonical}`);
+    const ast = await query(`EXPLAIN AST ${canonical}`);
     lines = parseAstLines(ast.map((r) => String(r.explain)));
   } catch (err) {
     throw invalid('sql_error', engineMessage(err));
@@ -167,7 +186,7 @@ export async function runAnalystQuery(clickhouse: ClickHouseStore, sql: string):
   if (refusal !== null) throw invalid('sql_not_allowed', refusal);
   let rows: AnalystRow[];
   try {
-    rows = await clickhouse.analystQuery(canonical);
+    rows = await query(canonical);
   } catch (err) {
     throw queryFailure(err, clickhouse);
   }

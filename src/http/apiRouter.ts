@@ -20,10 +20,8 @@
 //
 // and src/app.ts lists it in apiRouters() with the plane that serves it.
 import Router from '@koa/router';
-import type { Middleware } from 'koa';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { AppContext, AppState } from './context.js';
-import { HttpError } from './httpError.js';
 import { requireUuidParams } from './params.js';
 import { bodyValidator, queryValidator } from './validation.js';
 
@@ -59,6 +57,11 @@ export interface RouteSpec<Q extends JSONSchema = JSONSchema, B extends JSONSche
    * ctx.query itself (e.g. a share link, which answers every bad query with the same 404).
    */
   readonly handlerValidatedQuery?: JSONSchema;
+  /**
+   * A POST that creates a resource: it takes an Idempotency-Key header (a retry with the same
+   * key gets the first answer again; middleware/idempotentCreates.ts).
+   */
+  readonly creates?: boolean;
   /** Keyed by status; error statuses use the common error body unless a schema is given. */
   readonly responses: Readonly<Record<number, ResponseSpec>>;
 }
@@ -84,6 +87,8 @@ export interface DocumentedRoute {
 export class ApiRouter {
   readonly router: Router<AppState>;
   readonly routes: DocumentedRoute[] = [];
+  /** Full paths of the routes that create (RouteSpec.creates), as the router matches them. */
+  private readonly creatingPaths = new Set<string>();
 
   /**
    * @param tag     the OpenAPI tag (the resource's name)
@@ -105,7 +110,9 @@ export class ApiRouter {
   ): this {
     const validateQuery = spec.query === undefined ? null : queryValidator<Input<Q>>(spec.query as object);
     const validateBody = spec.body === undefined ? null : bodyValidator<Input<B>>(spec.body as object);
-    this.routes.push({ spec: spec as RouteSpec, fullPath: this.prefix + (spec.path === '/' && this.prefix !== '' ? '' : spec.path), tag: this.tag });
+    const fullPath = this.prefix + (spec.path === '/' && this.prefix !== '' ? '' : spec.path);
+    this.routes.push({ spec: spec as RouteSpec, fullPath, tag: this.tag });
+    if (spec.creates === true) this.creatingPaths.add(fullPath);
     this.router[spec.method](spec.path, async (ctx) => {
       const query = (validateQuery ? validateQuery({ ...ctx.query }) : undefined) as Input<Q>;
       const body = (validateBody ? validateBody(ctx.request.body) : undefined) as Input<B>;
@@ -114,16 +121,16 @@ export class ApiRouter {
     return this;
   }
 
-  /**
-   * For a router mounted before authentication: another method on one of its paths answers
-   * 405 with Allow, where it would otherwise fall through to a 401.
-   */
-  refuseOtherMethods(): Middleware<AppState> {
-    return async (ctx, next) => {
-      const documented = this.routes.filter((r) => r.fullPath === ctx.path).map((r) => r.spec.method.toUpperCase());
-      const allowed = documented.includes('GET') ? [...documented, 'HEAD'] : documented;
-      if (allowed.length === 0 || allowed.includes(ctx.method)) return next();
-      throw new HttpError(405, 'method_not_allowed', `Use ${documented.join(' or ')}.`, [], { Allow: allowed.join(', ') });
-    };
+  /** Whether a POST to `path` creates a resource (RouteSpec.creates). */
+  createsAt(path: string): boolean {
+    return this.router
+      .match(path, 'POST')
+      .pathAndMethod.some((layer) => layer.methods.includes('POST') && typeof layer.path === 'string' && this.creatingPaths.has(layer.path));
+  }
+
+  /** The methods this router serves at `path` (HEAD with GET); empty when no route of it has that path. */
+  methodsAt(path: string): string[] {
+    const layers = this.router.match(path, 'GET').path;
+    return [...new Set(layers.flatMap((layer) => layer.methods))];
   }
 }

@@ -7,6 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../logger.js';
+import { errorBody } from './middleware/errorHandler.js';
 
 interface Refusal {
   readonly status: number;
@@ -47,7 +48,7 @@ export function clientErrorHandler(logger: Logger): (err: Error & { code?: strin
       return;
     }
     const { status, code, message } = refusalOf(err.code);
-    const body = JSON.stringify({ error: { code, message, details: [] } });
+    const body = JSON.stringify(errorBody(code, message));
     logger.info('request refused by the HTTP parser', { status, code, parser_error: err.code ?? err.message });
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +

@@ -14,3 +14,10 @@ export function workspaceOf(ctx: AppContext): string {
   if (workspaceId === undefined) throw new Error('workspaceOf() called on a route without authenticate()');
   return workspaceId;
 }
+
+declare module 'koa' {
+  interface Request {
+    /** The parsed JSON body (middleware/jsonBody.ts); {} when the request has none. */
+    body?: unknown;
+  }
+}

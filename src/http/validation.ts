@@ -136,6 +136,13 @@ function validatorFrom<T>(ajv: Ajv, schema: object, message?: (details: readonly
   };
 }
 
+/**
+ * The body of a route that takes none (lifecycle actions, rotations, test sends): nothing, or
+ * an empty object, which clients often send; anything else is 400, so a misplaced field is not
+ * ignored silently.
+ */
+export const emptyBodySchema = { type: 'object', additionalProperties: false, properties: {}, description: 'No body, or {}.' } as const;
+
 /** Validates a parsed JSON body; throws 400 validation_failed listing every problem. */
 export const bodyValidator = <T>(schema: object): Validator<T> => validatorFrom<T>(bodyAjv, schema);
 
@@ -143,8 +150,41 @@ export const bodyValidator = <T>(schema: object): Validator<T> => validatorFrom<
 const queryMessage = (details: readonly ErrorDetail[]) =>
   `Invalid query: ${details.map((d) => `${d.path.replace(/^\//, '') || 'query'} ${d.message}`).join('; ')}.`;
 
-/** Validates (and coerces) a query-string object such as ctx.query. */
-export const queryValidator = <T>(schema: object): Validator<T> => validatorFrom<T>(queryAjv, schema, queryMessage);
+const PLAIN_INTEGER = /^-?[0-9]+$/;
+const PLAIN_DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;
+
+/**
+ * The query parameters a schema types as numbers, and the text each must be: ajv's coercion
+ * reads text as JavaScript does ("0x10" is 16, "1e1" is 10, " 2" is 2), which no client means.
+ */
+function numberTexts(schema: object): Map<string, RegExp> {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const texts = new Map<string, RegExp>();
+  for (const [name, property] of Object.entries(properties)) {
+    const types = ([] as unknown[]).concat(property.type);
+    if (types.includes('integer')) texts.set(name, PLAIN_INTEGER);
+    else if (types.includes('number')) texts.set(name, PLAIN_DECIMAL);
+  }
+  return texts;
+}
+
+/** Validates (and coerces) a query-string object such as ctx.query; numbers only as plain decimal digits. */
+export function queryValidator<T>(schema: object): Validator<T> {
+  const validate = validatorFrom<T>(queryAjv, schema, queryMessage);
+  const texts = numberTexts(schema);
+  return (value) => {
+    const query = value as Record<string, unknown>;
+    const details: ErrorDetail[] = [];
+    for (const [name, text] of texts) {
+      const given = query[name];
+      if (typeof given === 'string' && !text.test(given)) {
+        details.push({ path: `/${name}`, message: `must be ${text === PLAIN_INTEGER ? 'an integer' : 'a number'} in plain decimal digits` });
+      }
+    }
+    if (details.length > 0) throw validationFailed(details, queryMessage(details));
+    return validate(value);
+  };
+}
 
 /** Compiles a schema without wrapping it, for callers that collect problems themselves. */
 export const compileBodySchema = (schema: object): ValidateFunction => bodyAjv.compile(schema);

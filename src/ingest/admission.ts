@@ -1,17 +1,23 @@
 // Admission control for POST /v1.0/logs, decided before the body is read, so that refusing
 // costs next to nothing however many clients flood the service:
 //
-// - Concurrency: at most INGEST_MAX_CONCURRENT_REQUESTS log requests are handled at once, and
-//   each workspace that sent in the last few seconds may hold its fair share of them. This
-//   bounds the CPU that ingest can take from the control plane, and one workspace's flood
-//   from another's requests.
+// - Concurrency, work-conserving: while fewer than INGEST_MAX_CONCURRENT_REQUESTS log
+//   requests are in flight, every request is admitted, however many workspaces sent
+//   recently. At the limit, a workspace is refused only when it holds its fair share of the
+//   limit or more (the limit divided among the workspaces with requests in flight, itself
+//   included): a flood is held there, and another workspace's request still goes in at
+//   once. This bounds the CPU that ingest can take from the control plane (the flooders'
+//   requests stay at the limit; the others add at most their share each), and one
+//   workspace's flood from another's requests.
 // - Rate: each workspace has a token bucket of records. With INGEST_WORKSPACE_RECORDS_PER_S
 //   it refills at that rate, always. Unset, it applies only while the service is saturated
 //   (requests were refused for concurrency in the last few seconds) and more than one
-//   workspace sends, at a fair share of the capacity measured here (records journaled per
-//   second in saturated seconds), with headroom so that the estimate can rise: a workspace
-//   above its share is held back, one below it is not, and an idle service, or one that
-//   serves a single workspace, limits nobody by rate. A request is admitted while the
+//   workspace sends, at a max-min fair share of the capacity measured here (records
+//   journaled per second in saturated seconds), with headroom so that the estimate can
+//   rise: workspaces sending less than an equal share keep what they send, the rest is
+//   divided equally among the others. A workspace above its share is held back, one below
+//   it is not, and an idle service, or one that serves a single workspace, limits nobody by
+//   rate. A request is admitted while the
 //   bucket is above zero and its records are taken once counted (the bucket may go below
 //   zero), so a batch larger than the burst is still admitted when the workspace has waited.
 // Both refusals are 429 with Retry-After; nothing of the batch is read or stored.
@@ -31,6 +37,9 @@ interface WorkspaceState {
   refilledAt: number;
   inFlight: number;
   lastSeen: number;
+  /** Records admitted since the last recount, and their rate then (records per second). */
+  records: number;
+  sent: number;
 }
 
 export interface RateLimitHeaders {
@@ -41,7 +50,13 @@ export interface RateLimitHeaders {
   readonly reset: number;
 }
 
-export type Admitted = { readonly admitted: true; readonly headers: RateLimitHeaders | null; debit(records: number): void; leave(): void };
+export type Admitted = {
+  readonly admitted: true;
+  readonly headers: RateLimitHeaders | null;
+  /** Charges the batch's records; the headers as they stand after it. */
+  debit(records: number): RateLimitHeaders | null;
+  leave(): void;
+};
 export type Refused = {
   readonly admitted: false;
   readonly reason: 'rate' | 'concurrency';
@@ -53,6 +68,11 @@ export class Admission {
   private readonly workspaces = new Map<string, WorkspaceState>();
   private activeCount = 0;
   private activeCountedAt = -Infinity;
+  /** The max-min fair share of the capacity among the active workspaces, as a fraction of it (recounted with them). */
+  private fairFraction = 1;
+  /** Log requests in flight, and the workspaces they belong to. */
+  private inFlight = 0;
+  private sendingWorkspaces = 0;
   /** Measured records per second the service journals when saturated; null until measured. */
   private capacity: number | null = null;
   private sampleStart: number;
@@ -74,7 +94,7 @@ export class Admission {
     this.sample(now);
     let ws = this.workspaces.get(workspaceId);
     if (!ws) {
-      ws = { tokens: Infinity, refilledAt: now, inFlight: 0, lastSeen: now };
+      ws = { tokens: Infinity, refilledAt: now, inFlight: 0, lastSeen: now, records: 0, sent: 0 };
       this.workspaces.set(workspaceId, ws);
       this.activeCountedAt = -Infinity;
     }
@@ -85,13 +105,14 @@ export class Admission {
       this.metrics.refusedRequests.inc({ status: '429', reason: 'workspace_rate' });
       return { admitted: false, reason: 'rate', retryAfterS: Math.max(1, Math.ceil(-ws.tokens / rate! + 1e-9)), headers };
     }
-    if (ws.inFlight >= Math.max(1, Math.ceil(this.config.maxConcurrentRequests / this.active(now)))) {
+    if (this.overShare(ws)) {
       this.sampleSaturated = true;
       this.saturatedUntil = now + SATURATED_MS;
       this.metrics.refusedRequests.inc({ status: '429', reason: 'workspace_concurrency' });
       return { admitted: false, reason: 'concurrency', retryAfterS: 1, headers };
     }
-    ws.inFlight++;
+    if (ws.inFlight++ === 0) this.sendingWorkspaces++;
+    this.inFlight++;
     const state = ws;
     let left = false;
     return {
@@ -99,14 +120,28 @@ export class Admission {
       headers,
       debit: (records: number) => {
         state.tokens -= records;
+        state.records += records;
         this.sampleRecords += records;
+        return this.headersOf(state, rate);
       },
       leave: () => {
         if (left) return;
         left = true;
-        state.inFlight--;
+        this.inFlight--;
+        if (--state.inFlight === 0) this.sendingWorkspaces--;
       },
     };
+  }
+
+  /**
+   * Refused for concurrency: only while the service's log requests in flight are at their
+   * limit, and only a workspace holding its fair share of them or more.
+   */
+  private overShare(ws: WorkspaceState): boolean {
+    const limit = this.config.maxConcurrentRequests;
+    if (this.inFlight < limit) return false;
+    const sharers = this.sendingWorkspaces + (ws.inFlight === 0 ? 1 : 0);
+    return ws.inFlight >= Math.max(1, Math.floor(limit / sharers));
   }
 
   /**
@@ -119,7 +154,7 @@ export class Admission {
     if (this.config.workspaceRecordsPerS !== null) return this.config.workspaceRecordsPerS;
     const active = this.active(now);
     if (this.capacity === null || now >= this.saturatedUntil || active < 2) return null;
-    return (this.capacity * HEADROOM) / active;
+    return this.capacity * HEADROOM * this.fairFraction;
   }
 
   private refill(ws: WorkspaceState, rate: number | null, now: number): RateLimitHeaders | null {
@@ -131,17 +166,32 @@ export class Admission {
     const burst = rate * this.config.workspaceBurstS;
     ws.tokens = Number.isFinite(ws.tokens) ? Math.min(burst, ws.tokens + ((now - ws.refilledAt) / 1000) * rate) : burst;
     ws.refilledAt = now;
-    return { limit: Math.round(rate), remaining: Math.max(0, Math.floor(ws.tokens)), reset: Math.ceil((burst - ws.tokens) / rate) };
+    return this.headersOf(ws, rate);
   }
 
-  /** Workspaces that sent in the last few seconds (at least 1); recounted at most once a second. */
+  private headersOf(ws: WorkspaceState, rate: number | null): RateLimitHeaders | null {
+    if (rate === null) return null;
+    const burst = rate * this.config.workspaceBurstS;
+    return { limit: Math.round(rate), remaining: Math.max(0, Math.floor(ws.tokens)), reset: Math.max(0, Math.ceil((burst - ws.tokens) / rate)) };
+  }
+
+  /**
+   * Workspaces that sent in the last few seconds (at least 1), and the max-min fair share of
+   * the capacity among them; recounted at most once a second.
+   */
   private active(now: number): number {
     if (now - this.activeCountedAt >= SAMPLE_MS) {
-      this.activeCount = 0;
+      const elapsedS = Math.max(SAMPLE_MS, now - this.activeCountedAt) / 1000;
+      const sent: number[] = [];
       for (const [id, ws] of this.workspaces) {
-        if (now - ws.lastSeen <= ACTIVE_MS || ws.inFlight > 0) this.activeCount++;
+        const rate = Number.isFinite(elapsedS) ? ws.records / elapsedS : 0;
+        ws.sent = ws.sent === 0 ? rate : ws.sent + SMOOTHING * (rate - ws.sent);
+        ws.records = 0;
+        if (now - ws.lastSeen <= ACTIVE_MS || ws.inFlight > 0) sent.push(ws.sent);
         else if (now - ws.lastSeen > 60_000) this.workspaces.delete(id);
       }
+      this.activeCount = sent.length;
+      this.fairFraction = this.capacity === null ? 1 / Math.max(1, sent.length) : fairFraction(sent, this.capacity * HEADROOM);
       this.activeCountedAt = now;
     }
     return Math.max(1, this.activeCount);
@@ -161,4 +211,22 @@ export class Admission {
     this.sampleRecords = 0;
     this.sampleSaturated = false;
   }
+}
+
+/**
+ * Max-min fairness (water-filling): the rate each workspace sending more than it may is held
+ * to, as a fraction of `capacity`, given what each active workspace sent. Workspaces that
+ * sent less than an equal share of what is left keep it; the rest divide the remainder.
+ */
+export function fairFraction(sent: readonly number[], capacity: number): number {
+  if (sent.length === 0 || capacity <= 0) return 1;
+  const ascending = [...sent].sort((a, b) => a - b);
+  let left = capacity;
+  for (let i = 0; i < ascending.length; i++) {
+    const equal = left / (ascending.length - i);
+    if (ascending[i]! > equal) return equal / capacity;
+    left -= ascending[i]!;
+  }
+  // Every workspace sent less than an equal share: the largest may still grow into what is left.
+  return Math.min(1, (ascending.at(-1)! + left) / capacity);
 }

@@ -11,10 +11,10 @@
 import type { Logger } from '../logger.js';
 import { rebuildRollupStretches, type RollupStretch } from '../rollups/rangeRebuild.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
-import { type DecodedBatch, insertBody, LOG_COLUMNS, payloadOf } from './journaledBatch.js';
-import { refusedForItsRows } from './rowsRefused.js';
+import { classifyClickHouseError } from '../stores/clickhouseErrors.js';
+import { type DecodedBatch, insertBody, LOG_COLUMNS, payloadOf, SUMMARY_LOG_COLUMNS } from './journaledBatch.js';
 
-interface BlockRow {
+export interface BlockRow {
   readonly line: string;
   readonly eventId: string;
   readonly occurredAt: number;
@@ -23,11 +23,13 @@ interface BlockRow {
 }
 
 /** Fields of a journal line: `eventId \t occurredAt \t clientLogId \t row`; the row is a JSON array without its end (day_start). */
-function parseLine(line: string): BlockRow {
+export function parseLine(line: string): BlockRow {
   const first = line.indexOf('\t');
   const second = line.indexOf('\t', first + 1);
   const third = line.indexOf('\t', second + 1);
-  const row = JSON.parse(`${line.slice(third + 1)}]`) as unknown[];
+  // A summary record's line has its summary columns after one more tab (recordSummary.ts).
+  const fourth = line.indexOf('\t', third + 1);
+  const row = JSON.parse(`${line.slice(third + 1, fourth < 0 ? undefined : fourth)}]`) as unknown[];
   return {
     line,
     eventId: line.slice(0, first),
@@ -83,14 +85,20 @@ export async function repairInterruptedBlock(
     if (rows.length === 0) continue;
     const missing = await missingRows(clickhouse, workspaceId, rows, logger);
     if (missing.length > 0) {
-      const body = insertBody([payloadOf({ workspaceId, journaledAt, lines: missing.map((r) => r.line) })], timezoneOf);
+      const payload = [payloadOf({ workspaceId, journaledAt, lines: missing.map((r) => r.line) })];
       try {
         // Without a token: these rows are missing whatever the deduplication log says.
-        await clickhouse.insertBytes({ table: 'logs', columns: LOG_COLUMNS, format: 'JSONCompactEachRow', settings: { insert_deduplicate: 0 }, body });
+        const settings = { insert_deduplicate: 0 };
+        const body = insertBody(payload, timezoneOf);
+        if (body.length > 0) await clickhouse.insertBytes({ table: 'logs', columns: LOG_COLUMNS, format: 'JSONCompactEachRow', settings, body });
+        const summaries = insertBody(payload, timezoneOf, 'summaries');
+        if (summaries.length > 0) {
+          await clickhouse.insertBytes({ table: 'logs', columns: SUMMARY_LOG_COLUMNS, format: 'JSONCompactEachRow', settings, body: summaries });
+        }
         reinserted += missing.length;
       } catch (err) {
         // Rows ClickHouse refuses were set aside with their request when the block was inserted.
-        if (!refusedForItsRows(err)) throw err;
+        if (classifyClickHouseError(err) !== 'rows_refused') throw err;
         logger.error('journal repair: rows of the interrupted block are refused by ClickHouse (set aside under refused/)', {
           workspace_id: workspaceId,
           rows: missing.length,

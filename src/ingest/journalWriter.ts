@@ -9,6 +9,10 @@
 // refused/, counted, logged with its position) and the rest flows on. Each part's token is
 // its own range, and the split is the same on a replay, so nothing is counted twice. The
 // validation in front refuses whatever ClickHouse would, so this is a last resort.
+//
+// A block that fails on the journal's side (its checkpoint or a read refused by a full or
+// failing disk, ENOSPC, EIO) is tried again, exactly the same range, until it passes: the
+// loop never ends for it, so the process does not either.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -16,10 +20,19 @@ import type { EventDirectory } from '../events/eventDirectory.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
+import { classifyClickHouseError } from '../stores/clickhouseErrors.js';
 import { repairInterruptedBlock } from './interruptedBlock.js';
-import { decodeBatch, eventIdsIn, insertRowsBound, LOG_COLUMNS, logsInsertSettings, writeInsertRows } from './journaledBatch.js';
+import {
+  decodeBatch,
+  eventIdsIn,
+  insertBody,
+  insertRowsBound,
+  LOG_COLUMNS,
+  logsInsertSettings,
+  SUMMARY_LOG_COLUMNS,
+  writeInsertRows,
+} from './journaledBatch.js';
 import type { BlockRange, FrameEntry, Journal } from './journal/journal.js';
-import { refusedForItsRows } from './rowsRefused.js';
 
 export interface JournalWriterOptions {
   readonly blockRecords: number;
@@ -96,26 +109,43 @@ export class JournalWriter {
     this.drainUntil = Date.now() + drainMs;
     this.wake();
     await this.running;
-    if (!this.unsettled) await this.journal.settled();
+    if (this.unsettled) return;
+    // Without it the next start replays the last block under its own token: stored once still.
+    await this.journal.settled().catch((err) => this.logger.warn('journal: could not record the clean stop', { err }));
   }
 
   private async loop(): Promise<void> {
-    let interrupted: BlockRange | null = this.journal.interrupted;
+    /** The range that must go next exactly as it is: the block a crash interrupted, or one that failed part-way. */
+    let again: BlockRange | null = this.journal.interrupted;
+    let repairAgain = again !== null;
+    let failures = 0;
     for (;;) {
       while (this.exclusive.length > 0) await this.exclusive.shift()!.run();
       if (this.stopping && (Date.now() >= this.drainUntil || this.journal.backlog.records === 0)) return;
       // The block a crash interrupted goes again first, exactly as it was (same range, same token).
-      const frames = this.journal.nextFrames(this.options.blockRecords, this.options.blockBytes, interrupted);
-      const wasInterrupted = interrupted !== null && frames.length > 0;
-      const hurry = this.stopping || this.caughtUpWaiters.length > 0 || this.exclusive.length > 0 || interrupted !== null;
-      interrupted = null;
+      const frames = this.journal.nextFrames(this.options.blockRecords, this.options.blockBytes, again);
+      const repair = repairAgain && frames.length > 0;
+      const hurry = this.stopping || this.caughtUpWaiters.length > 0 || this.exclusive.length > 0 || again !== null;
+      again = null;
+      repairAgain = false;
       const records = frames.reduce((n, f) => n + f.records, 0);
       const dueIn = frames.length === 0 ? Infinity : frames[0]!.journaledAt + this.options.intervalMs - Date.now();
       if (frames.length === 0 || (records < this.options.blockRecords && dueIn > 0 && !hurry)) {
         await this.sleep(dueIn);
         continue;
       }
-      await this.insertBlock(frames, wasInterrupted);
+      try {
+        await this.insertBlock(frames, repair);
+        failures = 0;
+      } catch (err) {
+        // Part of it may be in ClickHouse under its parts' tokens: the same range goes again.
+        this.unsettled = true;
+        again = { segment: frames[0]!.segment, from: frames[0]!.offset, to: frames[frames.length - 1]!.end };
+        repairAgain = repair;
+        if (failures === 0 || failures % 10 === 0) this.logger.error('journal: a block could not be moved on (journal disk?); retrying it', { err, failures });
+        await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSES_MS[Math.min(failures, RETRY_PAUSES_MS.length - 1)]));
+        failures++;
+      }
     }
   }
 
@@ -170,14 +200,14 @@ export class JournalWriter {
   private async insertParts(frames: readonly FrameEntry[], payloads: readonly Buffer[]): Promise<boolean> {
     const first = frames[0]!;
     const token = `${this.journal.id}-${first.segment}-${first.offset}-${frames[frames.length - 1]!.end}`;
-    const body = await this.insertBodyOf(payloads);
+    const { body, summaries } = await this.insertBodyOf(payloads);
     const records = frames.reduce((n, f) => n + f.records, 0);
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.insert(body, records, token);
+        await this.insert(body, summaries, records, token);
         return true;
       } catch (err) {
-        if (refusedForItsRows(err)) break;
+        if (classifyClickHouseError(err) === 'rows_refused') break;
         if (this.stopping && Date.now() >= this.drainUntil) return false;
         this.metrics.clickhouseInsertFailures.inc();
         if (attempt === 0 || attempt % 10 === 0) this.logger.warn('journal insert failed; retrying the same block', { token, records, attempt, err });
@@ -195,17 +225,20 @@ export class JournalWriter {
   /**
    * The insert rows of the payloads, a few requests per turn of the event loop, so that
    * requests are answered meanwhile; in this writer's body buffer, valid until the next call.
+   * Summary records (recordSummary.ts), when there are any, go into a body of their own.
    */
-  private async insertBodyOf(payloads: readonly Buffer[]): Promise<Buffer> {
+  private async insertBodyOf(payloads: readonly Buffer[]): Promise<{ body: Buffer; summaries: Buffer | null }> {
     const timezoneOf = (eventId: string) => this.directory.timezoneOf(eventId);
     const bound = insertRowsBound(payloads);
     if (this.body.length < bound) this.body = Buffer.allocUnsafeSlow(bound);
     let size = 0;
+    const skipped = { lines: 0 };
     for (let i = 0; i < payloads.length; i += FRAMES_PER_TURN) {
       if (i > 0) await nextTurn();
-      size = writeInsertRows(payloads.slice(i, i + FRAMES_PER_TURN), timezoneOf, this.body, size);
+      size = writeInsertRows(payloads.slice(i, i + FRAMES_PER_TURN), timezoneOf, this.body, size, 'records', skipped);
     }
-    return this.body.subarray(0, size);
+    const summaries = skipped.lines > 0 ? insertBody(payloads, timezoneOf, 'summaries') : null;
+    return { body: this.body.subarray(0, size), summaries };
   }
 
   private async setAside(frame: FrameEntry, payload: Buffer): Promise<void> {
@@ -223,9 +256,16 @@ export class JournalWriter {
     });
   }
 
-  private async insert(body: Buffer, rows: number, token: string): Promise<void> {
+  private async insert(body: Buffer, summaries: Buffer | null, rows: number, token: string): Promise<void> {
     const stopTimer = this.metrics.clickhouseInsertSeconds.startTimer();
-    await this.clickhouse.insertBytes({ table: 'logs', columns: LOG_COLUMNS, format: 'JSONCompactEachRow', settings: logsInsertSettings(token), body });
+    if (body.length > 0) {
+      await this.clickhouse.insertBytes({ table: 'logs', columns: LOG_COLUMNS, format: 'JSONCompactEachRow', settings: logsInsertSettings(token), body });
+    }
+    if (summaries !== null) {
+      // Its own token: a retry after either insert failed stores each block once.
+      const settings = logsInsertSettings(`${token}-summaries`);
+      await this.clickhouse.insertBytes({ table: 'logs', columns: SUMMARY_LOG_COLUMNS, format: 'JSONCompactEachRow', settings, body: summaries });
+    }
     stopTimer();
     this.metrics.clickhouseInsertRows.observe(rows);
     this.metrics.ingestedRecords.inc(rows);

@@ -5,12 +5,14 @@
 // added at insert time, from the event's timezone then. A payload is UTF-8 text: a header
 // line (workspace, append time), then one line per record: event id, occurred_at (ms), the
 // client's log_id or '', the row. JSON text never holds a raw tab or newline, so the fields
-// split unambiguously.
+// split unambiguously. A record that stands for many observations (recordSummary.ts) has one
+// more field after its row: its summary columns.
 import { movableMemory } from '../movableMemory.js';
 import { isoString } from '../time/isoString.js';
 import { localDayStart } from '../time/localDay.js';
 import type { FrameSummary } from './journal/journal.js';
 import { decimalText, integerText } from './numberText.js';
+import { type RecordSummary, SUMMARY_COLUMNS, summaryColumnsText } from './recordSummary.js';
 import { uuidWords } from './recentLogIds.js';
 
 /** A validated record, as the logs route hands it over. */
@@ -27,10 +29,18 @@ export interface NewLogRecord {
   readonly occurredAtText?: string;
   /** compact JSON, or '' */
   readonly meta: string;
+  /** Set when the record stands for many observations (a histogram point): `value` is their sum. */
+  readonly summary?: RecordSummary;
 }
 
 /** The columns of every insert into logs, day_start last (computed when the row is inserted). */
 export const LOG_COLUMNS = ['workspace_id', 'event_id', 'agent', 'event', 'log_id', 'value', 'occurred_at', 'received_at', 'meta', 'day_start'];
+
+/** The columns of an insert of summary records: the summary's after meta, day_start last. */
+export const SUMMARY_LOG_COLUMNS = [...LOG_COLUMNS.slice(0, -1), ...SUMMARY_COLUMNS, 'day_start'];
+
+/** Which lines an insert takes: ordinary records (LOG_COLUMNS) or summary records (SUMMARY_LOG_COLUMNS). */
+export type LineKind = 'records' | 'summaries';
 
 /**
  * The settings of an insert into logs: a block inserted again with the same token is stored
@@ -120,6 +130,7 @@ export function prepareBatch(workspaceId: string, receivedAt: number, records: r
     rowEventIdAt[i] = text.length + head.length;
     const occurred = r.occurredAtText ?? isoString(r.occurredAt);
     text += `${head}${EVENT_ID_BLANK}${pairColumns[pair]}${r.logId}",${decimalText(r.value)},"${occurred}","${received}",${JSON.stringify(r.meta)}`;
+    if (r.summary !== undefined) text += `\t${summaryColumnsText(r.summary)}`;
   }
   lineStarts[count] = text.length;
   const size = Buffer.byteLength(text, 'utf8');
@@ -233,6 +244,7 @@ export function payloadOf(batch: DecodedBatch): Buffer {
 const TAB = 9;
 const NEWLINE = 10;
 const DIGIT_0 = 48;
+const COMMA = 44;
 /** `,<day_start seconds>]\n`: at most 13 bytes for instants before 2286. */
 const MAX_ROW_END_BYTES = 16;
 
@@ -261,9 +273,9 @@ export function eventIdsIn(payload: Buffer, into: Set<string>): void {
  * The insert rows (JSONCompactEachRow, LOG_COLUMNS) of journaled payloads, built from their
  * bytes without decoding them: each line's row, with day_start from its event's timezone now.
  */
-export function insertBody(payloads: readonly Buffer[], timezoneOf: (eventId: string) => string): Buffer {
+export function insertBody(payloads: readonly Buffer[], timezoneOf: (eventId: string) => string, kind: LineKind = 'records'): Buffer {
   const out = Buffer.allocUnsafe(insertRowsBound(payloads));
-  return out.subarray(0, writeInsertRows(payloads, timezoneOf, out, 0));
+  return out.subarray(0, writeInsertRows(payloads, timezoneOf, out, 0, kind));
 }
 
 /** The most bytes the insert rows of the payloads take. */
@@ -276,8 +288,19 @@ export function insertRowsBound(payloads: readonly Buffer[]): number {
   return bound;
 }
 
-/** Writes the insert rows of the payloads (insertBody) into `out` from `at`, which holds insertRowsBound of them; returns where they end. */
-export function writeInsertRows(payloads: readonly Buffer[], timezoneOf: (eventId: string) => string, out: Buffer, at: number): number {
+/**
+ * Writes the insert rows of the payloads (insertBody) into `out` from `at`, which holds
+ * insertRowsBound of them; returns where they end. Only lines of `kind`; the lines of the
+ * other kind are counted in `skipped`.
+ */
+export function writeInsertRows(
+  payloads: readonly Buffer[],
+  timezoneOf: (eventId: string) => string,
+  out: Buffer,
+  at: number,
+  kind: LineKind = 'records',
+  skipped?: { lines: number },
+): number {
   const rowEnds = new Map<number, Buffer>();
   let timezone = 'UTC';
   // Where the last event id looked up lies, so that a line of the same event skips the lookup.
@@ -291,6 +314,14 @@ export function writeInsertRows(payloads: readonly Buffer[], timezoneOf: (eventI
       const first = payload.indexOf(TAB, start);
       const second = payload.indexOf(TAB, first + 1);
       const third = payload.indexOf(TAB, second + 1);
+      // A summary record's line has its summary columns after one more tab (JSON text holds none).
+      const fourth = payload.indexOf(TAB, third + 1);
+      const summaryAt = fourth >= 0 && fourth < end ? fourth : -1;
+      if (summaryAt >= 0 !== (kind === 'summaries')) {
+        if (skipped !== undefined) skipped.lines++;
+        line = next;
+        continue;
+      }
       // Consecutive lines often share their event.
       if (known === null || !sameBytes(known.payload, known.start, known.end, payload, start, first)) {
         timezone = timezoneOf(payload.toString('latin1', start, first));
@@ -304,7 +335,12 @@ export function writeInsertRows(payloads: readonly Buffer[], timezoneOf: (eventI
         rowEnd = Buffer.from(`,${dayStart}]\n`, 'latin1');
         rowEnds.set(dayStart, rowEnd);
       }
-      size += payload.copy(out, size, third + 1, end);
+      if (summaryAt < 0) size += payload.copy(out, size, third + 1, end);
+      else {
+        size += payload.copy(out, size, third + 1, summaryAt);
+        out[size++] = COMMA;
+        size += payload.copy(out, size, summaryAt + 1, end);
+      }
       // A dozen bytes: a loop costs less than a call into Buffer's native code.
       for (let k = 0; k < rowEnd.length; k++) out[size + k] = rowEnd[k]!;
       size += rowEnd.length;

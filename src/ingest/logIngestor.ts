@@ -10,15 +10,16 @@
 // definitions it created are withdrawn.
 import path from 'node:path';
 import type { IngestConfig } from '../config.js';
-import { invalid, unavailable, type ErrorDetail } from '../errors.js';
-import { DefinitionLimitError } from '../events/model.js';
+import { unavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
-import type { EventDirectory, ResolvedPair } from '../events/eventDirectory.js';
-import { clientLogIds, decodeBatch, journalPayload, summariseBatch, type LogPair, type PreparedBatch } from './journaledBatch.js';
-import { Journal, JournalFullError } from './journal/journal.js';
+import type { EventDirectory } from '../events/eventDirectory.js';
+import type { Ingestor } from './ingestor.js';
+import { clientLogIds, decodeBatch, journalPayload, summariseBatch, type PreparedBatch } from './journaledBatch.js';
+import { isOutOfSpace, Journal, JournalFullError } from './journal/journal.js';
 import { JournalWriter } from './journalWriter.js';
+import { resolvePairs, withdrawCreated } from './pairs.js';
 import { DEDUP_WINDOW_MS, RecentLogIds, uuidWords } from './recentLogIds.js';
 import { Turns } from './turns.js';
 
@@ -33,13 +34,15 @@ export interface LogIngestorDeps {
   readonly logger: Logger;
 }
 
-export class LogIngestor {
+export class LogIngestor implements Ingestor {
   private readonly recentIds: RecentLogIds;
   /** Workspace → client ids claimed by requests still being journaled → that request's outcome (true: journaled). */
   private readonly inFlight = new Map<string, Map<string, Promise<boolean>>>();
   private appendedFrames = 0;
   private closing = false;
   private readonly turns = new Turns(TURN_BUDGET_MS);
+  /** When a full journal disk was last logged (once per 10 s: a storm of refused batches would flood the log). */
+  private outOfSpaceLoggedAt = 0;
 
   private constructor(
     private readonly deps: LogIngestorDeps,
@@ -92,7 +95,7 @@ export class LogIngestor {
     const { workspaceId, clientLogIds: clientIds, clientLogIdWords: clientIdWords } = batch;
     if (batch.records === 0) return;
     if (this.closing) throw unavailable('shutting_down', 'The service is shutting down; nothing of this batch was stored. Retry after the given delay.', 1);
-    const { resolved, eventIds } = await this.resolvePairs(batch);
+    const { resolved, eventIds } = await resolvePairs(this.deps.directory, this.deps.metrics, batch);
 
     let settle!: (journaled: boolean) => void;
     const outcome = new Promise<boolean>((resolve) => (settle = resolve));
@@ -149,12 +152,22 @@ export class LogIngestor {
       this.deps.metrics.acceptedRecords.inc(kept.length);
       this.deps.metrics.duplicateRecords.inc(duplicates);
     } catch (err) {
-      await this.withdrawCreated(batch, resolved);
+      await withdrawCreated(this.deps.directory, batch, resolved);
       if (err instanceof JournalFullError) {
         this.deps.metrics.rejectedRecords.inc({ reason: 'journal_full' }, batch.records);
         throw unavailable('journal_full', 'The ingest journal is full; nothing of this batch was stored. Retry after the given delay.', 5);
       }
       this.deps.metrics.rejectedRecords.inc({ reason: 'storage_error' }, batch.records);
+      if (isOutOfSpace(err)) {
+        if (Date.now() - this.outOfSpaceLoggedAt >= 10_000) {
+          this.outOfSpaceLoggedAt = Date.now();
+          this.deps.logger.error('journal append failed: JOURNAL_DIR is out of space; batches get 503 until the backlog has drained or space is freed', {
+            err,
+            journal_dir: this.deps.config.journalDir,
+          });
+        }
+        throw unavailable('storage_unavailable', "The ingest journal's disk is full; nothing of this batch was stored. Retry after the given delay.", 5);
+      }
       this.deps.logger.error('journal append failed', { err, records: batch.records });
       throw unavailable('storage_unavailable', 'The logs could not be stored. Retry the batch.', 1);
     } finally {
@@ -196,39 +209,6 @@ export class LogIngestor {
     if (left > 0) this.deps.logger.warn('ingest stopped with journaled records not yet in ClickHouse; they are replayed at the next start', { records: left });
   }
 
-  /** The event definition of each (agent, event) pair of the batch, created when new; and each pair's event id. */
-  private async resolvePairs(batch: PreparedBatch): Promise<{ resolved: Map<LogPair, ResolvedPair>; eventIds: string[] }> {
-    const { pairs } = batch;
-    const answers = await this.deps.directory.resolveAll(batch.workspaceId, pairs);
-    const resolved = new Map<LogPair, ResolvedPair>();
-    answers.forEach((answer, i) => {
-      if (!(answer instanceof Error)) resolved.set(pairs[i]!, answer);
-    });
-    if (resolved.size === pairs.length) return { resolved, eventIds: answers.map((answer) => (answer as ResolvedPair).eventId) };
-
-    await this.withdrawCreated(batch, resolved);
-    const failures = pairs.flatMap((pair, i) => (answers[i] instanceof Error ? [{ pair, reason: answers[i] as Error }] : []));
-    const overLimit = failures.filter((f) => f.reason instanceof DefinitionLimitError);
-    if (overLimit.length !== failures.length) throw failures.find((f) => !(f.reason instanceof DefinitionLimitError))!.reason;
-    const limit = (overLimit[0]!.reason as DefinitionLimitError).limit;
-    this.deps.metrics.rejectedRecords.inc({ reason: 'definition_limit' }, batch.records);
-    const details: ErrorDetail[] = overLimit.map((f) => ({
-      path: `/${f.pair.index}/event`,
-      message: `would create a new event definition beyond the workspace's limit of ${limit}`,
-    }));
-    throw invalid(
-      'event_definition_limit',
-      `The workspace has reached its limit of ${limit} event definitions; nothing of the batch was stored. Logs of existing (agent, event) pairs are still accepted.`,
-      details,
-    );
-  }
-
-  /** Withdraws the definitions this batch created (see EventDirectory.withdraw). */
-  private async withdrawCreated(batch: PreparedBatch, resolved: ReadonlyMap<LogPair, ResolvedPair>): Promise<void> {
-    const created = [...resolved].filter(([, r]) => r.created);
-    await Promise.all(created.map(([pair, r]) => this.deps.directory.withdraw(batch.workspaceId, pair.agent, pair.event, r.eventId)));
-  }
-
   private reportWindow(): void {
     this.deps.metrics.dedupWindowSeconds.set(this.recentIds.windowMs() / 1000);
     this.deps.metrics.dedupRememberedIds.set(this.recentIds.size);
@@ -236,7 +216,7 @@ export class LogIngestor {
 }
 
 /** Remembers the ids stored in ClickHouse in the last 10 minutes, so that idempotency survives a restart. */
-async function loadRecentIds(clickhouse: ClickHouseStore, recentIds: RecentLogIds): Promise<number> {
+export async function loadRecentIds(clickhouse: ClickHouseStore, recentIds: RecentLogIds): Promise<number> {
   // Oldest first, as they were remembered at run time, so a capped window keeps the newest.
   const result = await clickhouse.client.query({
     query: `SELECT workspace_id, toString(log_id) AS log_id, toUnixTimestamp64Milli(received_at) AS received_ms

@@ -29,7 +29,10 @@ export interface RollupStretch {
 const HOUR_MS = 3_600_000;
 const MINUTE_MS = 60_000;
 
-/** Rollup rows of a period built from logs as the views do, for buckets [from, to) of `bucket`. */
+/**
+ * Rollup rows of a period built from logs as the views do, for buckets [from, to) of `bucket`:
+ * ordinary records, then summary records (schema/clickhouse/0006_summary_rows.sql).
+ */
 const rowsFromLogs = (bucket: string) => `
   SELECT l.workspace_id AS workspace_id, l.event_id AS event_id, {period:String} AS period, ${bucket} AS bucket,
          anyLast(l.agent) AS agent, anyLast(l.event) AS event,
@@ -37,7 +40,18 @@ const rowsFromLogs = (bucket: string) => `
          varSampStableState(l.value) AS variance,
          quantilesTDigestState(0.95, 0.99)(l.value) AS quantiles
   FROM logs AS l
-  WHERE l.workspace_id = {ws:String} AND l.event_id = {event:UUID}
+  WHERE l.workspace_id = {ws:String} AND l.event_id = {event:UUID} AND empty(l.sketch_means)
+    AND l.occurred_at >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND l.occurred_at < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
+  GROUP BY workspace_id, event_id, bucket
+  UNION ALL
+  SELECT l.workspace_id AS workspace_id, l.event_id AS event_id, {period:String} AS period, ${bucket} AS bucket,
+         anyLast(l.agent) AS agent, anyLast(l.event) AS event,
+         sum(l.weight) AS count, sum(l.value) AS value, sum(l.summary_squares) AS squares, min(l.summary_min) AS min, max(l.summary_max) AS max,
+         varSampStableMergeState(CAST(unhex(l.summary_variance) AS AggregateFunction(varSampStable, Float64))) AS variance,
+         CAST(toString(quantilesTDigestWeightedStateArray(0.95, 0.99)(l.sketch_means, l.sketch_weights))
+              AS AggregateFunction(quantilesTDigest(0.95, 0.99), Float64)) AS quantiles
+  FROM logs AS l
+  WHERE l.workspace_id = {ws:String} AND l.event_id = {event:UUID} AND notEmpty(l.sketch_means)
     AND l.occurred_at >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND l.occurred_at < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
   GROUP BY workspace_id, event_id, bucket`;
 

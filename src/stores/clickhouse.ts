@@ -17,6 +17,20 @@ export interface AnalystLimits {
   readonly maxConcurrentQueries: number;
 }
 
+/** One statement on an analyst session, its rows as objects. */
+export type AnalystStatement = (sql: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>[]>;
+
+/** Analyst turns that may wait beside those running: a bounded queue, so that a wait is bounded too. */
+export const analystQueueLength = (limits: AnalystLimits) => 2 * limits.maxConcurrentQueries;
+
+/** Every analyst turn runs and the queue is full. */
+export class AnalystBusyError extends Error {
+  constructor(readonly running: number) {
+    super(`${running} analyst queries run and as many again wait; try again later`);
+    this.name = 'AnalystBusyError';
+  }
+}
+
 export const DEFAULT_ANALYST_LIMITS: AnalystLimits = { maxMemoryBytes: 1024 ** 3, maxConcurrentQueries: 2 };
 
 export type ClickHouseOptions = (
@@ -43,16 +57,23 @@ export interface BytesInsert {
 }
 
 export interface ClickHouseStore {
-  readonly mode: 'embedded' | 'server';
+  /** 'none': a process without ClickHouse (absentClickHouse.ts). */
+  readonly mode: 'embedded' | 'server' | 'none';
   readonly database: string;
   /** Client whose default database is `database`. */
   readonly client: ClickHouseClient;
   /**
-   * Runs one statement on the analysts' read-only session (ANALYST_LIMITS, analystLimits) and
-   * returns its rows; at most analystLimits.maxConcurrentQueries run at once, the others wait.
+   * Runs one statement on an analysts' read-only session (ANALYST_LIMITS, analystLimits) and
+   * returns its rows: analystTurn with that one statement.
    * Unchecked: analysts' own SQL goes through runAnalystQuery (src/analytics/analystSql.ts).
    */
   analystQuery(sql: string, params?: Record<string, unknown>): Promise<Record<string, unknown>[]>;
+  /**
+   * Runs fn with an analysts' session of its own for all its statements: at most
+   * analystLimits.maxConcurrentQueries turns run at once, at most analystQueueLength(limits)
+   * wait in order, and beyond that it throws AnalystBusyError at once.
+   */
+  analystTurn<T>(fn: (query: AnalystStatement) => Promise<T>): Promise<T>;
   /**
    * Inserts rows given as bytes (the journal writer's blocks): to a server they are the
    * request's body; embedded, chDB takes the buffer as it is, with no copy and no conversion
@@ -92,6 +113,9 @@ function analystSettings(limits: AnalystLimits, mode: ClickHouseStore['mode'], o
     // All analyst queries of every process together, where they run as a user of their own
     // (a server); in-process, at most maxConcurrentQueries run at once (analystQuery).
     ...(ownUser ? { max_memory_usage_for_user: String(limits.maxMemoryBytes * limits.maxConcurrentQueries) } : {}),
+    // One thread per analyst query: the service's own reads, evaluation and inserts keep the
+    // other cores (at most maxConcurrentQueries analyst threads run at once).
+    max_threads: 1,
     // A server stops a query whose client gave up on it (ANALYST_REQUEST_TIMEOUT_MS).
     ...(mode === 'server' ? { cancel_http_readonly_queries_on_client_close: 1 } : {}),
     output_format_json_quote_64bit_integers: 0,
@@ -103,13 +127,15 @@ function analystSettings(limits: AnalystLimits, mode: ClickHouseStore['mode'], o
 // The analyst client's own deadline on a server, a little past the engine's time limit.
 const ANALYST_REQUEST_TIMEOUT_MS = (ANALYST_LIMITS.maxExecutionSeconds + 10) * 1000;
 
-/** At most `limit` callers at once; the others wait in order. */
-function concurrencyLimit(limit: number): <T>(fn: () => Promise<T>) => Promise<T> {
+/** At most `limit` callers at once; at most `queue` others wait in order; beyond, AnalystBusyError. */
+function concurrencyLimit(limit: number, queue: number): <T>(fn: () => Promise<T>) => Promise<T> {
   let running = 0;
   const waiting: (() => void)[] = [];
   return async (fn) => {
-    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    else running++;
+    if (running >= limit) {
+      if (waiting.length >= queue) throw new AnalystBusyError(running);
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    } else running++;
     try {
       return await fn();
     } finally {
@@ -154,7 +180,9 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
       const result = await client.exec({ query: bytesInsertStatement(insert), values: Readable.from([insert.body]) });
       result.stream.resume();
     };
-    return store('server', database, client, analystClient, analyst?.user ?? null, limits, insertBytes);
+    // The HTTP client runs its requests side by side: one client serves every turn.
+    const analysts = Array.from({ length: limits.maxConcurrentQueries }, () => analystClient);
+    return store('server', database, client, analysts, analyst?.user ?? null, limits, insertBytes);
   }
 
   const { createChdbConnection } = await import('chdb/connection');
@@ -173,7 +201,10 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
   // In-process the analyst session runs as the service's own user: no per-user memory bound
   // (it would stop the service's queries too), only the per-query one and the turn-taking.
   const service = await session(SESSION_SETTINGS);
-  const analyst = await session(analystSettings(limits, 'embedded', false));
+  // chDB runs one query at a time on a connection: one session per analyst turn, so that
+  // maxConcurrentQueries really run side by side (one session made them take turns).
+  const analysts: ClickHouseClient[] = [];
+  for (let i = 0; i < limits.maxConcurrentQueries; i++) analysts.push((await session(analystSettings(limits, 'embedded', false))).client);
   const insertBytes = async (insert: BytesInsert) => {
     try {
       await service.rawInsert({ table: insert.table, columns: insert.columns, format: insert.format, settings: insert.settings, values: insert.body });
@@ -182,7 +213,7 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
       throw parseError(err instanceof Error ? err.message : String(err));
     }
   };
-  return store('embedded', database, service.client, analyst.client, null, limits, insertBytes);
+  return store('embedded', database, service.client, analysts, null, limits, insertBytes);
 }
 
 interface AnalystCredentials {
@@ -228,13 +259,41 @@ function store(
   mode: ClickHouseStore['mode'],
   database: string,
   client: ClickHouseClient,
-  analyst: ClickHouseClient,
+  analysts: readonly ClickHouseClient[],
   analystUser: string | null,
   limits: AnalystLimits,
   insertBytes: (insert: BytesInsert) => Promise<void>,
 ): ClickHouseStore {
   let closed: Promise<void> | null = null;
-  const analystTurn = concurrencyLimit(limits.maxConcurrentQueries);
+  const turn = concurrencyLimit(limits.maxConcurrentQueries, analystQueueLength(limits));
+  const free = [...analysts];
+  // exec sends the statement as it is: query() would append a FORMAT clause, which an
+  // EXPLAIN passes on to the SELECT inside it. default_format sets the output instead.
+  const statementOn =
+    (analyst: ClickHouseClient): AnalystStatement =>
+    async (sql, params) => {
+      const result = await analyst.exec({
+        query: sql,
+        ...(params === undefined ? {} : { query_params: params }),
+        clickhouse_settings: { default_format: 'JSONEachRow' },
+      });
+      const chunks: Buffer[] = [];
+      for await (const chunk of result.stream) chunks.push(Buffer.from(chunk as Uint8Array));
+      return Buffer.concat(chunks)
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    };
+  const analystTurn = <T>(fn: (query: AnalystStatement) => Promise<T>) =>
+    turn(async () => {
+      const analyst = free.pop()!;
+      try {
+        return await fn(statementOn(analyst));
+      } finally {
+        free.push(analyst);
+      }
+    });
   return {
     mode,
     database,
@@ -242,30 +301,14 @@ function store(
     analystUser,
     analystLimits: limits,
     insertBytes,
-    // exec sends the statement as it is: query() would append a FORMAT clause, which an
-    // EXPLAIN passes on to the SELECT inside it. default_format sets the output instead.
-    analystQuery(sql, params) {
-      return analystTurn(async () => {
-        const result = await analyst.exec({
-          query: sql,
-          ...(params === undefined ? {} : { query_params: params }),
-          clickhouse_settings: { default_format: 'JSONEachRow' },
-        });
-        const chunks: Buffer[] = [];
-        for await (const chunk of result.stream) chunks.push(Buffer.from(chunk as Uint8Array));
-        return Buffer.concat(chunks)
-          .toString('utf8')
-          .split('\n')
-          .filter((line) => line !== '')
-          .map((line) => JSON.parse(line) as Record<string, unknown>);
-      });
-    },
+    analystTurn,
+    analystQuery: (sql, params) => analystTurn((query) => query(sql, params)),
     async ping() {
       const result = await client.ping();
       if (!result.success) throw result.error;
     },
     close() {
-      closed ??= Promise.all([client.close(), analyst.close()]).then(() => undefined);
+      closed ??= Promise.all([client.close(), ...[...new Set(analysts)].map((a) => a.close())]).then(() => undefined);
       return closed;
     },
   };

@@ -1,7 +1,8 @@
 // Opens both stores as configured (embedded under DATA_DIR, or servers by URL) and
 // applies pending migrations. Nothing above this layer knows which mode it runs in.
 import path from 'node:path';
-import type { Config } from '../config.js';
+import { usesClickHouse, type Config } from '../config.js';
+import { absentClickHouse } from './absentClickHouse.js';
 import { openClickHouse, type ClickHouseOptions, type ClickHouseStore } from './clickhouse.js';
 import { lockDataDir, type DataDirLock } from './dataDirLock.js';
 import { migrateClickHouse, migratePostgres } from './migrations.js';
@@ -27,6 +28,8 @@ export function postgresOptions(config: Config): PostgresOptions {
 
 export interface OpenStoresOptions {
   readonly clickhouse: ClickHouseOptions;
+  /** This process opens no ClickHouse (ROLE=ingest with JOURNAL_URL): `clickhouse` is then unused. */
+  readonly withoutClickHouse?: boolean;
   readonly postgres: PostgresOptions;
   /** Set when an embedded store keeps files there: taken for the life of the stores. */
   readonly lockDir?: string;
@@ -36,8 +39,9 @@ export interface OpenStoresOptions {
 export function storeOptions(config: Config): OpenStoresOptions {
   const clickhouse = clickHouseOptions(config);
   const postgres = postgresOptions(config);
-  const embedded = clickhouse.mode === 'embedded' || postgres.mode === 'embedded';
-  return { clickhouse, postgres, ...(embedded ? { lockDir: config.dataDir } : {}) };
+  const withoutClickHouse = !usesClickHouse(config);
+  const embedded = (clickhouse.mode === 'embedded' && !withoutClickHouse) || postgres.mode === 'embedded';
+  return { clickhouse, postgres, ...(embedded ? { lockDir: config.dataDir } : {}), ...(withoutClickHouse ? { withoutClickHouse } : {}) };
 }
 
 export async function openStores(options: OpenStoresOptions): Promise<Stores> {
@@ -49,10 +53,10 @@ export async function openStores(options: OpenStoresOptions): Promise<Stores> {
   };
   try {
     opened.postgres = await openPostgres(options.postgres);
-    opened.clickhouse = await openClickHouse(options.clickhouse);
+    opened.clickhouse = options.withoutClickHouse ? absentClickHouse(options.clickhouse.database) : await openClickHouse(options.clickhouse);
     if (options.migrate !== false) {
       await migratePostgres(opened.postgres);
-      await migrateClickHouse(opened.clickhouse);
+      if (!options.withoutClickHouse) await migrateClickHouse(opened.clickhouse);
     }
   } catch (err) {
     await closeAll();

@@ -45,7 +45,7 @@ describe('configuration', () => {
       DISCORD_WEBHOOK_ORIGINS: 'http://127.0.0.1:9999, https://discord.com',
       ALLOW_PRIVATE_TARGETS: '1',
       INGEST_FLUSH_INTERVAL_MS: '10',
-      INGEST_MAX_BATCH_RECORDS: '1000',
+      INGEST_MAX_BATCH_RECORDS: '2000',
       INGEST_WORKSPACE_RECORDS_PER_S: '5000',
     });
     expect(config.role).to.equal('ingest');
@@ -55,7 +55,7 @@ describe('configuration', () => {
     expect(config.channels.discordWebhookOrigins).to.deep.equal(['http://127.0.0.1:9999', 'https://discord.com']);
     expect(config.delivery.allowPrivateTargets).to.equal(true);
     expect(config.ingest.flushIntervalMs).to.equal(10);
-    expect(config.ingest.maxBatchRecords).to.equal(1000);
+    expect(config.ingest.maxBatchRecords).to.equal(2000);
     expect(config.ingest.workspaceRecordsPerS).to.equal(5000);
     expect(config.ingest.journalDir).to.equal('/var/lib/alertmon/journal');
   });
@@ -63,7 +63,8 @@ describe('configuration', () => {
   it('leaves the workspace rate to the fair share when unset, and keeps the batch limit within 250 to 10,000', () => {
     const config = loadConfig({ DATA_DIR: '/d', JOURNAL_DIR: '/j' });
     expect(config.ingest.workspaceRecordsPerS).to.equal(null);
-    expect(config.ingest.maxBatchRecords).to.equal(250);
+    // Both SDKs send 500 records a request by default.
+    expect(config.ingest.maxBatchRecords).to.equal(1000);
     expect(config.ingest.journalDir).to.equal('/j');
     for (const bad of ['249', '10001']) expect(() => loadConfig({ INGEST_MAX_BATCH_RECORDS: bad })).to.throw(ConfigError, /INGEST_MAX_BATCH_RECORDS/);
   });

@@ -13,6 +13,9 @@ export interface LoadOptions {
   readonly maxDurationMs: number;
   /** Stops the load at once (interrupt): no new request, and those in flight are cut. */
   readonly signal: AbortSignal;
+  /** The route and the body's media type (default: POST /v1.0/logs, JSON). */
+  readonly path?: string;
+  readonly contentType?: string;
 }
 
 export interface LoadResult {
@@ -41,7 +44,8 @@ const PROGRESS_EVERY_MS = 5_000;
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const client = new LeanHttpClient(options.url, options.concurrency, REQUEST_TIMEOUT_MS);
-  const headers = { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' };
+  const headers = { authorization: `Bearer ${options.token}`, 'content-type': options.contentType ?? 'application/json' };
+  const path = options.path ?? '/v1.0/logs';
   let next = 0;
   const state = {
     timedOut: false,
@@ -66,7 +70,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       const sentAt = performance.now();
       let answer: HttpAnswer;
       try {
-        answer = await client.send(client.head('POST', '/v1.0/logs', headers, batch.body.length), batch.body);
+        answer = await client.send(client.head('POST', path, headers, batch.body.length), batch.body);
       } catch (err) {
         state.transportErrors++;
         sample(`transport error: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,7 +1,7 @@
 // Command-line options of the ingest benchmark, and the INGEST_* settings handed to the service.
 import { parseArgs } from 'node:util';
 import { loadConfig, type IngestConfig } from '../../../src/config.js';
-import { DEFAULT_MAX_LOGS_PER_REQUEST } from '../../../src/http/logs/schema.js';
+import { PORTABLE_MAX_LOGS_PER_REQUEST } from '../../../src/http/logs/schema.js';
 import { UsageError } from './runner.js';
 
 export interface BenchOptions {
@@ -15,6 +15,8 @@ export interface BenchOptions {
   readonly openSeconds: number;
   readonly overloadClients: number;
   readonly overloadSeconds: number;
+  /** Which journals to measure: the local one, the JetStream stream (JOURNAL_URL), or both. */
+  readonly journals: readonly ('local' | 'stream')[];
 }
 
 export const INGEST_VARIABLES = [
@@ -36,7 +38,7 @@ export interface IngestSettings {
 export const USAGE = `usage: npm run bench:ingest -- [options]
   --records <n>            records of the closed loop, and of the direct bulk insert (default 1000000)
   --concurrency <n>        closed-loop clients, one request in flight each (default 64)
-  --records-per-request <n> records per request, at most ${DEFAULT_MAX_LOGS_PER_REQUEST} (default ${DEFAULT_MAX_LOGS_PER_REQUEST})
+  --records-per-request <n> records per request, at most ${PORTABLE_MAX_LOGS_PER_REQUEST} (default ${PORTABLE_MAX_LOGS_PER_REQUEST})
   --direct-batch <n>       rows per direct bulk insert (default 50000)
   --seed <n>               seed of the generated records (default 1)
   --max-load-minutes <n>   abort when the closed loop takes longer (default 15)
@@ -44,6 +46,9 @@ export const USAGE = `usage: npm run bench:ingest -- [options]
   --open-seconds <n>       duration of each open loop (default 10)
   --overload-clients <n>   clients of the overload phase (default 256)
   --overload-seconds <n>   duration of the overload phase (default 10)
+  --journals <list>        local, stream or both (default local,stream): stream runs a writer and one, then two,
+                           ROLE=ingest processes on NATS (BENCH_NATS_URL, default nats://127.0.0.1:4222) and a
+                           Postgres server (BENCH_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/postgres)
 environment: ${INGEST_VARIABLES.join(', ')} are passed to the service;
   the stores live under TMPDIR (default /tmp), whose disk the figures depend on.`;
 
@@ -62,6 +67,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'open-seconds': { type: 'string' },
       'overload-clients': { type: 'string' },
       'overload-seconds': { type: 'string' },
+      journals: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -69,7 +75,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   return {
     records: positiveInteger('--records', values.records, 1_000_000),
     concurrency: positiveInteger('--concurrency', values.concurrency, 64),
-    recordsPerRequest: positiveInteger('--records-per-request', values['records-per-request'], DEFAULT_MAX_LOGS_PER_REQUEST, DEFAULT_MAX_LOGS_PER_REQUEST),
+    recordsPerRequest: positiveInteger('--records-per-request', values['records-per-request'], PORTABLE_MAX_LOGS_PER_REQUEST, PORTABLE_MAX_LOGS_PER_REQUEST),
     directBatch: positiveInteger('--direct-batch', values['direct-batch'], 50_000),
     seed: positiveInteger('--seed', values.seed, 1),
     maxLoadMinutes: positiveInteger('--max-load-minutes', values['max-load-minutes'], 15),
@@ -77,7 +83,15 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     openSeconds: positiveInteger('--open-seconds', values['open-seconds'], 10),
     overloadClients: positiveInteger('--overload-clients', values['overload-clients'], 256),
     overloadSeconds: positiveInteger('--overload-seconds', values['overload-seconds'], 10),
+    journals: journalsOf(values.journals ?? 'local,stream'),
   };
+}
+
+function journalsOf(value: string): ('local' | 'stream')[] {
+  const names = value.split(',').map((j) => j.trim());
+  if (names.length === 0 || names.some((j) => j !== 'local' && j !== 'stream'))
+    throw new UsageError(`--journals takes local, stream or both (got ${JSON.stringify(value)})`);
+  return names as ('local' | 'stream')[];
 }
 
 function positiveInteger(name: string, value: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {

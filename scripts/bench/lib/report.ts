@@ -111,6 +111,7 @@ export function formatReport(r: RunReport): string {
     '',
     `overload                  ${overload.clients} clients for the phase: ${int(overload.acceptedRecords)} records accepted (${statusList(overload.statuses)})`,
     `  GET /v1.0/events (ms)   ${latencyLine(overload.controlPlaneMs)}   (${overload.controlPlaneMs.length} reads, ${overload.controlPlaneFailures} failed)`,
+    `  second workspace (ms)   ${latencyLine(overload.secondWorkspaceMs)}   (${overload.secondWorkspaceAccepted} of ${overload.secondWorkspaceMs.length} one-record batches 200 at the first try)`,
     '',
     `service peak RSS          ${mib(service.peakRssBytes)} sampled every 200 ms (${mib(service.rssAtStartBytes)} at start); VmHWM ${mib(service.highWaterMarkBytes)} (${mib(service.highWaterMarkAfterChecksBytes)} after the count checks)`,
     `ClickHouse inserts        ${int(service.clickhouseInserts)}, mean ${int((service.ingestedRecords ?? NaN) / (service.clickhouseInserts ?? NaN))} rows, mean ${ms(((service.clickhouseInsertSeconds ?? NaN) * 1000) / (service.clickhouseInserts ?? NaN))} ms`,

@@ -57,9 +57,14 @@ export function adminRoutes(adminToken: string | null, stores: Stores): ApiRoute
         description:
           'Exactly one SELECT (or an EXPLAIN of one) over the service database: no table functions, other databases, ' +
           'or functions that read files or dictionaries (400 sql_not_allowed). readonly=1, at most 10,000 rows, 30 s (400 sql_timeout) ' +
-          'and ANALYST_MAX_MEMORY_BYTES per query (400 sql_memory_limit); ANALYST_MAX_CONCURRENT_QUERIES run at once, the others wait.',
+          'and ANALYST_MAX_MEMORY_BYTES per query (400 sql_memory_limit); ANALYST_MAX_CONCURRENT_QUERIES run at once, as many again wait their turn, and beyond that ' +
+          '429 analyst_busy with Retry-After.',
         body: analystQuerySchema,
-        responses: { 200: { description: 'The rows.', schema: analystRowsSchema }, ...adminErrors },
+        responses: {
+          200: { description: 'The rows.', schema: analystRowsSchema },
+          ...adminErrors,
+          429: { description: 'analyst_busy: every analyst turn runs and the queue is full; nothing was run. Retry-After says when to retry.' },
+        },
       },
       async (ctx, { body }) => {
         ctx.body = await runAnalystQuery(stores.clickhouse, body.query);

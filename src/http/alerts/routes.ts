@@ -4,10 +4,11 @@ import { applyAlertAction, getAlert, listAlerts } from '../../alerts/operations.
 import { alertJson } from '../../alerts/model.js';
 import { ALERT_ACTIONS, TRANSITIONS } from '../../alerts/transitions.js';
 import type { PostgresStore } from '../../stores/postgres.js';
-import { pageOf } from '../../page.js';
+import { MAX_WHOLE_ALERT_LIST, pageUpTo } from '../../page.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
-import { alertResponseSchema, emptyBodySchema, listAlertsQuerySchema } from './schemas.js';
+import { emptyBodySchema } from '../validation.js';
+import { alertResponseSchema, listAlertsQuerySchema } from './schemas.js';
 
 export interface AlertRoutesDeps {
   readonly postgres: PostgresStore;
@@ -27,7 +28,7 @@ export function alertRoutes({ postgres, now = Date.now }: AlertRoutesDeps): ApiR
       responses: { 200: { description: 'Alerts.', schema: { type: 'array', items: alertResponseSchema } }, 400: { description: 'Invalid query.' } },
     },
     async (ctx, { query }) => {
-      const alerts = await listAlerts(postgres, workspaceOf(ctx), pageOf(query), query.status);
+      const alerts = await listAlerts(postgres, workspaceOf(ctx), pageUpTo(query, MAX_WHOLE_ALERT_LIST), query.status);
       ctx.body = alerts.map(alertJson);
     },
   );
@@ -55,10 +56,10 @@ export function alertRoutes({ postgres, now = Date.now }: AlertRoutesDeps): ApiR
         method: 'post',
         path: `/:alertID/${action}`,
         summary: `${action[0]!.toUpperCase()}${action.slice(1)} an alert`,
-        description: `Allowed from ${t.from.join(', ')}; the alert becomes ${t.to} and ${t.stamp} is set.${t.notifies ? ` Notifies ${t.notifies}.` : ''} Any other status: 409 invalid_transition.`,
+        description: `Allowed from ${t.from.join(', ')}; the alert becomes ${t.to} and ${t.stamp} is set.${t.notifies ? ` Notifies ${t.notifies}.` : ''} An alert already ${t.to}: 200 with it unchanged, nothing notified again (a retried request). Any other status: 409 invalid_transition.`,
         body: emptyBodySchema,
         responses: {
-          200: { description: 'The updated alert.', schema: alertResponseSchema },
+          200: { description: 'The updated alert (unchanged when it already was in the target state).', schema: alertResponseSchema },
           400: { description: 'alertID is not a UUID, or the body is not empty.' },
           404: { description: 'No such alert in this workspace.' },
           409: { description: "The alert's status does not allow this action." },

@@ -1,17 +1,19 @@
 import { ALERT_STATUSES } from '../../alerts/model.js';
-import { pageQueryProperties } from '../params.js';
+import { MAX_WHOLE_ALERT_LIST } from '../../page.js';
+import { wholeListQueryProperties } from '../params.js';
 
 export const listAlertsQuerySchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
     status: { type: 'string', enum: ALERT_STATUSES },
-    ...pageQueryProperties,
+    ...wholeListQueryProperties,
+    limit: {
+      ...wholeListQueryProperties.limit,
+      description: `At most this many alerts (default: every alert matching the query, newest first, at most ${MAX_WHOLE_ALERT_LIST}).`,
+    },
   },
 } as const;
-
-/** The lifecycle actions take an empty body ({} is accepted too). */
-export const emptyBodySchema = { type: 'object', additionalProperties: false, properties: {} } as const;
 
 const timestamp = { type: 'string', format: 'date-time' } as const;
 const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' } as const;

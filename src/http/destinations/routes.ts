@@ -12,6 +12,7 @@ import { sendTestNotification } from '../../delivery/testSend.js';
 import { pageOrAll } from '../../page.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
+import { emptyBodySchema } from '../validation.js';
 import { destinationJson } from './representation.js';
 import { createDestinationSchema, destinationResponseSchema, listDestinationsQuerySchema, testSendResponseSchema, updateDestinationSchema } from './schemas.js';
 
@@ -33,6 +34,7 @@ export function destinationRoutes({ channels, delivery, maxPerWorkspace }: Desti
         method: 'post',
         path: '/',
         summary: 'Create a destination',
+        creates: true,
         body: createDestinationSchema,
         responses: {
           201: {
@@ -93,9 +95,10 @@ export function destinationRoutes({ channels, delivery, maxPerWorkspace }: Desti
         summary: 'Rotate a webhook’s signing secret',
         description:
           'Makes a new signing secret, shown in full in this answer only. The previous secret keeps signing beside it (two signatures) until previous_signing_secret_expires_at, 24 hours later.',
+        body: emptyBodySchema,
         responses: {
           200: { description: 'The destination with its new signing_secret in full.', schema: destinationResponseSchema },
-          400: { description: 'Not a webhook destination (code not_signed).' },
+          400: { description: 'Not a webhook destination (code not_signed), or a body other than none or {}.' },
           404: notFound,
         },
       },
@@ -109,8 +112,10 @@ export function destinationRoutes({ channels, delivery, maxPerWorkspace }: Desti
         path: '/:destinationID/test',
         summary: 'Send a test notification',
         description: 'Sends a synthetic alert once (disabled destinations too) and records the attempt with kind test under the returned alert_id.',
+        body: emptyBodySchema,
         responses: {
           200: { description: 'The provider accepted the test.', schema: testSendResponseSchema },
+          400: { description: 'A body other than none or {}.' },
           404: notFound,
           502: { description: 'The provider refused or failed; its status and answer are in details, with alert_id and destination_id beside error.' },
         },

@@ -10,7 +10,7 @@ import {
   type EventsDeps,
 } from '../../events/operations.js';
 import { pageOf, pageOrAll } from '../../page.js';
-import { emptyBodySchema } from '../alerts/schemas.js';
+import { emptyBodySchema } from '../validation.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import { eventDefinitionJson, rollupItemJson } from './representation.js';
@@ -27,6 +27,7 @@ export function eventRoutes(deps: EventsDeps): ApiRouter {
         method: 'post',
         path: '/',
         summary: 'Create an event definition',
+        creates: true,
         body: createEventSchema,
         responses: { 201: definitionResponse, 400: invalidInput, 409: { description: 'The (agent, event) pair exists (event_exists).' } },
       },
@@ -98,8 +99,9 @@ export function eventRoutes(deps: EventsDeps): ApiRouter {
           ...(query.from === undefined ? {} : { from: Date.parse(query.from) }),
           ...(query.to === undefined ? {} : { to: Date.parse(query.to) }),
         };
-        const { definition, buckets } = await readEventRollups(deps, workspaceOf(ctx), ctx.params.eventID!, query.period, pageOf(query), range);
-        ctx.body = buckets.map((b) => rollupItemJson(definition, query.period, b));
+        const period = query.period ?? 'minute';
+        const { definition, buckets } = await readEventRollups(deps, workspaceOf(ctx), ctx.params.eventID!, period, pageOf(query), range);
+        ctx.body = buckets.map((b) => rollupItemJson(definition, period, b));
       },
     );
 }

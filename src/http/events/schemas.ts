@@ -46,9 +46,8 @@ export const listEventsQuerySchema = {
 export const rollupQuerySchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['period'],
   properties: {
-    period: { type: 'string', enum: PERIODS },
+    period: { type: 'string', enum: PERIODS, default: 'minute', description: 'The bucket size (default minute: the SDKs treat period as optional).' },
     ...pageQueryProperties,
     from: { type: 'string', format: 'date-time', description: 'Buckets starting at or after this instant.' },
     to: { type: 'string', format: 'date-time', description: 'Buckets starting before this instant.' },

@@ -2,14 +2,24 @@
 import type { Metrics } from '../../metrics.js';
 import type { Stores } from '../../stores/index.js';
 import { ApiRouter } from '../apiRouter.js';
+import { errorBody } from '../middleware/errorHandler.js';
 
 const checksSchema = {
   type: 'object',
   required: ['clickhouse', 'postgres'],
-  properties: { clickhouse: { type: 'string', enum: ['ok', 'down'] }, postgres: { type: 'string', enum: ['ok', 'down'] } },
+  properties: {
+    clickhouse: { type: 'string', enum: ['ok', 'down', 'none'] },
+    postgres: { type: 'string', enum: ['ok', 'down'] },
+    journal: { type: 'string', enum: ['ok', 'down'], description: 'Present with JOURNAL_URL: whether JetStream answers.' },
+  },
 } as const;
 
-export function healthRoutes(stores: Stores, metrics: Metrics): ApiRouter {
+/** A shared journal this process depends on (JOURNAL_URL). */
+export interface JournalProbe {
+  ping(): Promise<void>;
+}
+
+export function healthRoutes(stores: Stores, metrics: Metrics, journal: JournalProbe | null = null): ApiRouter {
   return new ApiRouter('health', '')
     .add(
       {
@@ -35,11 +45,21 @@ export function healthRoutes(stores: Stores, metrics: Metrics): ApiRouter {
         },
       },
       async (ctx) => {
-        const [clickhouse, postgres] = await Promise.allSettled([stores.clickhouse.ping(), stores.postgres.ping()]);
-        const checks = { clickhouse: clickhouse.status === 'fulfilled' ? 'ok' : 'down', postgres: postgres.status === 'fulfilled' ? 'ok' : 'down' };
-        const ready = checks.clickhouse === 'ok' && checks.postgres === 'ok';
+        const withClickHouse = stores.clickhouse.mode !== 'none';
+        const [clickhouse, postgres, stream] = await Promise.allSettled([
+          withClickHouse ? stores.clickhouse.ping() : null,
+          stores.postgres.ping(),
+          journal?.ping() ?? null,
+        ]);
+        const state = (r: PromiseSettledResult<unknown>) => (r.status === 'fulfilled' ? 'ok' : 'down');
+        const checks = {
+          clickhouse: withClickHouse ? state(clickhouse) : 'none',
+          postgres: state(postgres),
+          ...(journal ? { journal: state(stream) } : {}),
+        };
+        const ready = checks.clickhouse !== 'down' && checks.postgres === 'ok' && checks.journal !== 'down';
         ctx.status = ready ? 200 : 503;
-        ctx.body = ready ? { status: 'ok', checks } : { error: { code: 'not_ready', message: 'A store does not answer.', details: [] }, checks };
+        ctx.body = ready ? { status: 'ok', checks } : { ...errorBody('not_ready', 'A store does not answer.'), checks };
       },
     )
     .add(

@@ -14,7 +14,8 @@ export function admissionOf(ctx: object): Admitted | null {
   return admissions.get(ctx) ?? null;
 }
 
-function setRateHeaders(ctx: Parameters<Middleware<AppState>>[0], headers: RateLimitHeaders | null): void {
+/** X-RateLimit-*: Remaining is the records left once the answered batch is charged. */
+export function setRateHeaders(ctx: Parameters<Middleware<AppState>>[0], headers: RateLimitHeaders | null): void {
   if (headers === null) return;
   ctx.set('X-RateLimit-Limit', String(headers.limit));
   ctx.set('X-RateLimit-Remaining', String(headers.remaining));

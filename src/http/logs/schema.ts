@@ -1,7 +1,16 @@
 import { PATTERNS } from '../validation.js';
 
-/** Records per request unless INGEST_MAX_BATCH_RECORDS allows more. */
-export const DEFAULT_MAX_LOGS_PER_REQUEST = 250;
+/**
+ * Records per request every deployment accepts (the portable limit the API documents); INGEST_MAX_BATCH_RECORDS
+ * (default 1,000, never below this) may allow more.
+ */
+export const PORTABLE_MAX_LOGS_PER_REQUEST = 250;
+/** Body bytes a log batch may take per record it may hold (INGEST_MAX_BATCH_RECORDS); never below 1 MB in all. */
+export const MAX_BODY_BYTES_PER_RECORD = 2048;
+export const MIN_LOG_BODY_BYTES = 1024 * 1024;
+
+/** The body limit of POST /v1.0/logs for a batch limit: 2 KB a record, at least 1 MB. */
+export const logBodyLimitBytes = (maxRecords: number) => Math.max(MIN_LOG_BODY_BYTES, maxRecords * MAX_BODY_BYTES_PER_RECORD);
 export const MAX_NAME_LENGTH = 200;
 export const MAX_META_BYTES = 1024;
 export const MAX_META_KEYS = 10;

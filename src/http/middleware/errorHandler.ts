@@ -1,8 +1,9 @@
 // The one place that renders errors: every status >= 400 leaves as
-// {"error": {"code", "message", "details"}}; internals of a 500 go to the log only.
+// {"error": {"code", "message", "details"}, "message"}; internals of a 500 go to the log only.
+// The top-level `message` repeats error.message: the JavaScript SDK shows only that.
 // Domain errors (AppError) get their status here, from their kind.
 import type { Middleware } from 'koa';
-import { AppError, type ErrorKind } from '../../errors.js';
+import { AppError, type ErrorDetail, type ErrorKind } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { AppState } from '../context.js';
 import { HttpError } from '../httpError.js';
@@ -14,6 +15,7 @@ const STATUS_BY_KIND: Record<ErrorKind, number> = {
   conflict: 409,
   upstream_failed: 502,
   unavailable: 503,
+  busy: 429,
 };
 
 const CODES_BY_STATUS: Record<number, string> = {
@@ -55,6 +57,11 @@ export function toHttpError(err: unknown): HttpError | null {
   return null;
 }
 
+/** The error body (docs/api.md, Bodies and errors), for every status >= 400. */
+export function errorBody(code: string, message: string, details: readonly ErrorDetail[] = [], extra: Readonly<Record<string, unknown>> = {}) {
+  return { error: { code, message, details }, message, ...extra };
+}
+
 export function errorHandler(logger: Logger): Middleware<AppState> {
   return async (ctx, next) => {
     try {
@@ -68,10 +75,7 @@ export function errorHandler(logger: Logger): Middleware<AppState> {
       }
       ctx.status = httpError.status;
       ctx.set(httpError.headers as Record<string, string>);
-      ctx.body = {
-        error: { code: httpError.code, message: httpError.message, details: httpError.details },
-        ...httpError.extra,
-      };
+      ctx.body = errorBody(httpError.code, httpError.message, httpError.details, httpError.extra);
     }
   };
 }

@@ -1,26 +1,34 @@
-// Request bodies are JSON, at most 1 MB. A body of another content type is refused (415)
-// rather than silently ignored; a request without a body parses as {}.
+// Request bodies are JSON, at most 1 MB (a log batch: see logBodyLimitBytes). A body of
+// another content type is refused (415) rather than silently ignored; a request without a
+// body parses as {}. A body must be UTF-8: malformed bytes are refused (400 invalid_json),
+// never stored as U+FFFD.
 //
 // Log batches are the exception to parsing here: their route reads the body's bytes
 // (readJsonBytes, with the same checks and errors) and decodes and parses them off the event
 // loop (http/logs/batchParsers.ts).
+import { isUtf8 } from 'node:buffer';
+import bourne from '@hapi/bourne';
 import coBody from 'co-body';
 import type { Context, Middleware } from 'koa';
-import bodyParser from 'koa-bodyparser';
 import type { AppState } from '../context.js';
 import { HttpError } from '../httpError.js';
 
-export const MAX_BODY = '1mb';
+/** The body limit of every route but the log batch's. */
+export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** The error a client is shown for a body that could not be read or parsed. */
-function bodyError(err: unknown): HttpError {
+const sizeText = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${Math.round(bytes / 1024)} KB`);
+
+/** The error a client is shown for a body that could not be read. */
+function bodyError(err: unknown, limitBytes: number): HttpError {
   const status = (err as { status?: number }).status;
-  if (status === 413) return new HttpError(413, 'payload_too_large', 'The request body is larger than 1 MB.');
+  if (status === 413) return new HttpError(413, 'payload_too_large', `The request body is larger than ${sizeText(limitBytes)}.`);
   if (status === 415) return new HttpError(415, 'unsupported_media_type', 'The request body encoding is not supported.');
   return invalidJson();
 }
 
 export const invalidJson = () => new HttpError(400, 'invalid_json', 'The request body is not valid JSON.');
+
+const invalidUtf8 = () => new HttpError(400, 'invalid_json', 'The request body is not valid JSON: it is not UTF-8 text.');
 
 /** Whether the request carries a body; a JSON one, or it is refused with 415. */
 function hasJsonBody(ctx: Context): boolean {
@@ -32,43 +40,43 @@ function hasJsonBody(ctx: Context): boolean {
 }
 
 /**
- * The bytes of a JSON body, inflated and limited as the parser reads them, not yet decoded
+ * The bytes of a JSON body, inflated and limited as they are read, not yet decoded
  * (decodeJsonText does that, where the body is parsed); null when the request has no body
  * (which parses as {}).
  */
-export async function readJsonBytes(ctx: Context): Promise<Buffer | null> {
+export async function readJsonBytes(ctx: Context, limitBytes = MAX_BODY_BYTES): Promise<Buffer | null> {
   if (!hasJsonBody(ctx)) return null;
   try {
-    // co-body's text reader, which the JSON parser uses too; without an encoding it gives the bytes.
-    return (await coBody.text(ctx, { limit: MAX_BODY, encoding: null as unknown as string })) as unknown as Buffer;
+    // co-body's text reader; without an encoding it gives the bytes.
+    return (await coBody.text(ctx, { limit: limitBytes, encoding: null as unknown as string })) as unknown as Buffer;
   } catch (err) {
-    throw bodyError(err);
+    throw bodyError(err, limitBytes);
   }
 }
 
-/** A body's bytes as the JSON parser reads them: UTF-8, a byte order mark dropped, malformed bytes as U+FFFD. */
+/** A body's bytes as text: UTF-8, a byte order mark dropped; malformed UTF-8 is 400 invalid_json. */
 export function decodeJsonText(bytes: Uint8Array): string {
+  if (!isUtf8(bytes)) throw invalidUtf8();
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
+/** Parses a JSON body's text as every route does: any JSON value, prototype poisoning refused. */
+export function parseJsonText(text: string): unknown {
+  try {
+    return bourne.parse(text, { protoAction: 'error' });
+  } catch {
+    throw invalidJson();
+  }
+}
+
 /** Parses JSON bodies into ctx.request.body, except for the requests `readsItself` says read their own. */
 export function jsonBody(readsItself: (ctx: Context) => boolean = () => false): Middleware<AppState> {
-  const parse = bodyParser({
-    enableTypes: ['json'],
-    jsonLimit: MAX_BODY,
-    strict: false,
-    onerror(err) {
-      throw bodyError(err);
-    },
-  });
   return async (ctx, next) => {
     if (readsItself(ctx)) return next();
-    if (!hasJsonBody(ctx)) {
-      // Also when the empty body is labelled application/json, which the parser would not read as {}.
-      ctx.request.body = {};
-      return next();
-    }
-    await parse(ctx, next);
+    const bytes = await readJsonBytes(ctx);
+    // No body, or an empty one labelled application/json, reads as {}.
+    ctx.request.body = bytes === null || bytes.length === 0 ? {} : parseJsonText(decodeJsonText(bytes));
+    return next();
   };
 }

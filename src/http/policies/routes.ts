@@ -81,6 +81,7 @@ export function policyRoutes({ postgres, evaluator, maxPerWorkspace }: PolicyRou
       method: 'post',
       path: '/',
       summary: 'Create a policy',
+      creates: true,
       description: 'Required: event_id, title, period, aggregate, condition, threshold, severity. Defaults: description "", channel "default", enabled true.',
       body: createPolicySchema,
       responses: {

@@ -38,6 +38,7 @@ export function silenceRoutes(deps: SilencesDeps): ApiRouter {
         method: 'post',
         path: '/',
         summary: 'Create a silence',
+        creates: true,
         description:
           'Required: ends_at. While the silence covers an alert’s policy, its notifications are recorded as silenced attempts and not sent; an alert still open at the end whose alert.triggered was silenced is notified then, once.',
         body: createSilenceSchema,

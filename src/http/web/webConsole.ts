@@ -39,12 +39,19 @@ function loadAssets(dir: string): Map<string, Asset> | null {
   return assets;
 }
 
+const CONSOLE_FILE = /^\/assets\/([A-Za-z]+(?:\.[A-Za-z]+)+)$/;
+
+/** The paths the console serves, for the route guard (middleware/routeGuard.ts). */
+export const consolePaths = {
+  methodsAt: (path: string): readonly string[] => (path === '/' || CONSOLE_FILE.test(path) ? ['GET', 'HEAD'] : []),
+};
+
 /** GET / (the console) and GET /assets/<file> (404 for a file not built); anything else goes on. */
 export function webConsole(dir = webAssetsDir): Middleware<AppState> {
   let assets: Map<string, Asset> | null = null;
   return async (ctx, next) => {
     const isPage = ctx.path === '/';
-    const file = isPage ? 'console.html' : /^\/assets\/([A-Za-z]+(?:\.[A-Za-z]+)+)$/.exec(ctx.path)?.[1];
+    const file = isPage ? 'console.html' : CONSOLE_FILE.exec(ctx.path)?.[1];
     if (file === undefined || (!isPage && file.endsWith('.html')) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
     assets ??= loadAssets(dir);
     if (assets === null) throw new HttpError(503, 'console_not_built', 'The web console is not built: run npm run build (npm start does).');

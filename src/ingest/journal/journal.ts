@@ -16,6 +16,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../logger.js';
 import type { Metrics } from '../../metrics.js';
+import { type Checkpoint, CheckpointFile, writeDurably } from './checkpointFile.js';
 import { encodeFrame, isTornWrite, scanFrames } from './frames.js';
 import { SyncWorker } from './syncWorker.js';
 
@@ -44,13 +45,6 @@ export interface BlockRange {
   readonly segment: number;
   readonly from: number;
   readonly to: number;
-}
-
-interface Checkpoint {
-  /** Every frame before this position is in ClickHouse. */
-  readonly done: { readonly segment: number; readonly offset: number };
-  /** The block being inserted when the checkpoint was written. */
-  readonly pending: BlockRange | null;
 }
 
 /** What a frame's payload says of itself, read back at recovery. */
@@ -87,7 +81,6 @@ interface Queued {
 
 const SEGMENT_NAME = /^(\d{16})\.seg$/;
 const segmentName = (n: number) => `${String(n).padStart(16, '0')}.seg`;
-const CHECKPOINT = 'checkpoint.json';
 const ID_FILE = 'journal.id';
 
 export class Journal {
@@ -107,9 +100,14 @@ export class Journal {
   private closed = false;
   /** The lowest segment number that may still exist on disk. */
   private oldestSegment: number;
+  /** False after the active segment could not be opened or was given up (EIO): the next append opens a new one. */
+  private segmentOpen = true;
+  /** An append failed for want of disk space: once drained, the active segment is closed and deleted. */
+  private diskFull = false;
 
   private constructor(
     private readonly options: JournalOptions,
+    private readonly checkpointFile: CheckpointFile,
     /** Tells this journal's blocks from any other's in ClickHouse's deduplication tokens. */
     readonly id: string,
     /** The block a crash interrupted: the writer inserts exactly it again first. */
@@ -126,14 +124,14 @@ export class Journal {
     const { dir } = options;
     await fs.mkdir(dir, { recursive: true });
     const id = await readOrCreateId(dir);
-    const checkpoint = await readCheckpoint(dir);
+    const { file: checkpointFile, checkpoint } = await CheckpointFile.open(dir);
     const segments = (await fs.readdir(dir))
       .map((name) => SEGMENT_NAME.exec(name))
       .filter((m): m is RegExpExecArray => m !== null)
       .map((m) => Number(m[1]))
       .sort((a, b) => a - b);
     const done = checkpoint?.done ?? { segment: segments[0] ?? 0, offset: 0 };
-    const journal = new Journal(options, id, checkpoint?.pending ?? null, done.segment, Math.max(segments.at(-1) ?? 0, done.segment));
+    const journal = new Journal(options, checkpointFile, id, checkpoint?.pending ?? null, done.segment, Math.max(segments.at(-1) ?? 0, done.segment));
     for (const segment of segments) {
       if (segment < done.segment) await fs.rm(path.join(dir, segmentName(segment)), { force: true });
       else await journal.recoverSegment(segment, segment === done.segment ? done.offset : 0, segment === segments.at(-1), summarise);
@@ -233,15 +231,59 @@ export class Journal {
       this.frames = this.frames.slice(this.head);
       this.head = 0;
     }
-    const oldestKept = this.frames[this.head]?.segment ?? this.activeSegment;
+    if (this.head === this.frames.length && !this.flushing && this.queue.length === 0 && (this.diskFull || this.activeSize >= this.options.segmentBytes / 4)) {
+      this.flushing = true;
+      try {
+        await this.rollOverDrained();
+      } finally {
+        this.flushing = false;
+        if (this.queue.length > 0) void this.flush();
+      }
+    }
+    await this.deleteSegmentsBehind();
+    this.report();
+  }
+
+  /**
+   * Everything is in ClickHouse: when appends failed for want of disk space, or the active
+   * segment has grown large, a new segment is begun so that the drained one can be deleted
+   * and its space given back (else a full disk would stay full until a segment filled up).
+   */
+  private async rollOverDrained(): Promise<void> {
+    if (this.closed || (this.segmentOpen && this.activeSize === 0)) return;
+    try {
+      await this.openNextSegment();
+      this.diskFull = false;
+    } catch (err) {
+      this.options.logger.warn('journal: could not begin a new segment after draining; retried at the next append', { err });
+    }
+    await this.deleteSegmentsBehind();
+  }
+
+  /** Deletes the segments wholly behind the oldest unconsumed frame; one that cannot be is tried again next time. */
+  private async deleteSegmentsBehind(): Promise<void> {
+    const oldestKept = this.frames[this.head]?.segment ?? (this.segmentOpen ? this.activeSegment : this.activeSegment + 1);
     for (; this.oldestSegment < oldestKept; this.oldestSegment++) {
       if (this.reader?.segment === this.oldestSegment) {
-        await this.reader.handle.close();
+        await this.reader.handle.close().catch(() => {});
         this.reader = null;
       }
-      await fs.rm(this.segmentPath(this.oldestSegment), { force: true });
+      try {
+        await fs.rm(this.segmentPath(this.oldestSegment), { force: true });
+      } catch (err) {
+        this.options.logger.warn('journal: could not delete a consumed segment; tried again later', { segment: this.oldestSegment, err });
+        return;
+      }
     }
-    this.report();
+  }
+
+  /** Begins the next segment; the active one stays until it opened (a failure leaves none open). */
+  private async openNextSegment(): Promise<void> {
+    const next = this.activeSegment + 1;
+    this.segmentOpen = false;
+    this.activeSize = await this.worker.open(this.segmentPath(next), this.options.dir);
+    this.activeSegment = next;
+    this.segmentOpen = true;
   }
 
   /** Records that no block is pending: the next start replays from the oldest unconsumed frame (graceful stop). */
@@ -260,6 +302,7 @@ export class Journal {
     while (this.flushing || this.queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
     await this.reader?.handle.close();
     await this.worker.close();
+    await this.checkpointFile.close();
   }
 
   private segmentPath(segment: number): string {
@@ -276,10 +319,7 @@ export class Journal {
         this.queue = [];
         const bytes = batch.reduce((n, q) => n + q.bytes, 0);
         try {
-          if (this.activeSize > 0 && this.activeSize + bytes > this.options.segmentBytes) {
-            this.activeSegment++;
-            this.activeSize = await this.worker.open(this.segmentPath(this.activeSegment), this.options.dir);
-          }
+          if (!this.segmentOpen || (this.activeSize > 0 && this.activeSize + bytes > this.options.segmentBytes)) await this.openNextSegment();
           const stop = this.options.metrics.journalFsyncSeconds.startTimer();
           const before = this.activeSize;
           this.activeSize = await this.worker.append(batch.map((q) => q.frame));
@@ -297,12 +337,19 @@ export class Journal {
           for (const q of batch) q.resolve();
         } catch (err) {
           this.queuedBytes -= bytes;
+          // The writer thread cut a failed append back off the file. Out of space: the segment
+          // goes on once there is room. Any other failure (EIO): it is given up for a new one.
+          if (isOutOfSpace(err)) this.diskFull = true;
+          else this.segmentOpen = false;
           for (const q of batch) q.reject(err);
         }
       }
+      // Out of space with everything in ClickHouse: no insert will come to free it, so now.
+      if (this.diskFull && this.head === this.frames.length) await this.rollOverDrained();
     } finally {
       this.flushing = false;
     }
+    if (this.queue.length > 0) void this.flush();
   }
 
   private async recoverSegment(segment: number, from: number, newest: boolean, summarise: (payload: Buffer) => FrameSummary): Promise<void> {
@@ -339,34 +386,14 @@ export class Journal {
     }
   }
 
-  private async writeCheckpoint(checkpoint: Checkpoint): Promise<void> {
-    const file = path.join(this.options.dir, CHECKPOINT);
-    await writeDurably(file, JSON.stringify(checkpoint));
+  private writeCheckpoint(checkpoint: Checkpoint): Promise<void> {
+    return this.checkpointFile.write(checkpoint);
   }
 
   private report(): void {
     const { metrics } = this.options;
     metrics.journalBacklogBytes.set(this.unconsumedBytes);
     metrics.journalBacklogRecords.set(this.unconsumedRecords);
-  }
-}
-
-/** Writes a small file so that after a crash it holds either the old or the new content. */
-async function writeDurably(file: string, content: string): Promise<void> {
-  const temporary = `${file}.tmp`;
-  const handle = await fs.open(temporary, 'w');
-  try {
-    await handle.writeFile(content);
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
-  await fs.rename(temporary, file);
-  const folder = await fs.open(path.dirname(file), constants.O_RDONLY);
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
   }
 }
 
@@ -384,11 +411,8 @@ async function readOrCreateId(dir: string): Promise<string> {
   return id;
 }
 
-async function readCheckpoint(dir: string): Promise<Checkpoint | null> {
-  try {
-    return JSON.parse(await fs.readFile(path.join(dir, CHECKPOINT), 'utf8')) as Checkpoint;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new Error(`the journal checkpoint in ${dir} cannot be read`, { cause: err });
-  }
+/** Whether a disk write failed for want of space (the disk, or the user's quota). */
+export function isOutOfSpace(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
 }

@@ -79,14 +79,17 @@ describe('alerts API', function () {
     expect(read.body.triggered_at).to.match(ISO_MS);
   });
 
-  it('acknowledges, resolves and archives per the transition table, with 409 for any other move', async () => {
+  it('acknowledges, resolves and archives per the transition table; a repeat answers 200 unchanged, any other move 409', async () => {
     const { policyId, alert } = await triggeredAlert();
     const id = alert.alert_id;
     const ack = await act(id, 'acknowledge');
     expect(ack.status).to.equal(200);
     expect(ack.body).to.include({ status: 'acknowledged', resolved_at: null });
     expect(ack.body.acknowledged_at).to.match(ISO_MS);
-    expect((await act(id, 'acknowledge')).status).to.equal(409);
+    // A retried acknowledge (its answer was lost): the alert as it was, nothing changed.
+    const again = await act(id, 'acknowledge');
+    expect(again.status).to.equal(200);
+    expect(again.body).to.deep.equal(ack.body);
 
     const resolved = await act(id, 'resolve');
     expect(resolved.status).to.equal(200);
@@ -95,14 +98,20 @@ describe('alerts API', function () {
     const conflict = await act(id, 'acknowledge');
     expect(conflict.status).to.equal(409);
     expect(conflict.body.error.code).to.equal('invalid_transition');
-    expect((await act(id, 'resolve')).status).to.equal(409);
+    expect(conflict.body.message).to.equal(conflict.body.error.message);
+    const resolvedAgain = await act(id, 'resolve');
+    expect(resolvedAgain.status).to.equal(200);
+    expect(resolvedAgain.body).to.deep.equal(resolved.body);
 
     const archived = await act(id, 'archive');
     expect(archived.status).to.equal(200);
     expect(archived.body.status).to.equal('archived');
-    for (const action of ['acknowledge', 'resolve', 'archive']) expect((await act(id, action)).status, action).to.equal(409);
+    for (const action of ['acknowledge', 'resolve']) expect((await act(id, action)).status, action).to.equal(409);
+    const archivedAgain = await act(id, 'archive');
+    expect(archivedAgain.status).to.equal(200);
+    expect(archivedAgain.body).to.deep.equal(archived.body);
 
-    // The manual resolve notified, with the alert as it was read right after.
+    // The manual resolve notified once (not again on its repeat), with the alert as it was read right after.
     const outbox = await outboxOf(svc.stores, policyId);
     expect(outbox.map((o) => o.type)).to.deep.equal(['alert.triggered', 'alert.resolved']);
     expect(outbox[1]!.alert).to.deep.equal(resolved.body);

@@ -169,19 +169,19 @@ describe('POST /v1.0/logs refuses bad input and stores nothing of the batch', ()
       await expectNothingStored(ws);
     });
 
-    it('refuses 251 valid records', async () => {
+    it('refuses 1,001 valid records (the default limit is 1,000)', async () => {
       const { ws, token } = await freshWorkspace();
-      const batch = Array.from({ length: 251 }, (_, i) => goodRecord(i));
+      const batch = Array.from({ length: 1_001 }, (_, i) => goodRecord(i));
       expectBatchRefused(await sendLogs(token, batch));
       await expectNothingStored(ws);
     });
 
-    it('accepts exactly 250 records and stores all of them', async () => {
+    it('accepts exactly 1,000 records and stores all of them (the SDKs send 500 by default)', async () => {
       const { ws, token } = await freshWorkspace();
-      const batch = Array.from({ length: 250 }, (_, i) => ({ ...goodRecord(0), value: i }));
+      const batch = Array.from({ length: 1_000 }, (_, i) => ({ ...goodRecord(0), value: i }));
       const res = await sendLogs(token, batch);
       expect(res.status, res.text).to.equal(200);
-      expect(await storedRowCount(ws)).to.equal(250);
+      expect(await storedRowCount(ws)).to.equal(1_000);
       expect(await definitionCount(ws)).to.equal(1);
     });
 
@@ -492,9 +492,9 @@ describe('POST /v1.0/logs refuses bad input and stores nothing of the batch', ()
       await expectNothingStored(ws);
     });
 
-    it('refuses a body over 1 MB with 413, even when its records are valid', async () => {
+    it('refuses a body over the limit (2 KB a record of the batch limit: 2,048,000 bytes) with 413, even when its records are valid', async () => {
       const { ws, token } = await freshWorkspace();
-      const body = JSON.stringify([goodRecord(0), goodRecord(1)]) + ' '.repeat(1_100_000);
+      const body = JSON.stringify([goodRecord(0), goodRecord(1)]) + ' '.repeat(2_050_000);
       const res = await sendRawLogs(token, body);
       expectErrorBody(res, 413, 'payload_too_large');
       await expectNothingStored(ws);

@@ -1,13 +1,18 @@
 import { expect } from 'chai';
 import type Router from '@koa/router';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { apiRouters, buildApp } from '../../../src/app.js';
 import { logBatchSchema } from '../../../src/http/logs/schema.js';
 import { buildOpenApiDocument, openApiPath, OPENAPI_PATH } from '../../../src/http/openapi.js';
-import { packageVersion } from '../../../src/paths.js';
+import { packageVersion, projectRoot } from '../../../src/paths.js';
 import { request } from '../../helpers/http.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { testRoot } from '../../helpers/stores.js';
 
 interface Operation {
   parameters?: { name: string; in: string; schema: unknown }[];
@@ -43,6 +48,20 @@ describe('OpenAPI document', () => {
     expect(validator.version).to.equal('3.1');
   });
 
+  it("is clean under an independent linter: Redocly's recommended rules, 0 errors and 0 warnings", async function () {
+    this.timeout(60_000);
+    const file = path.join(testRoot, `openapi-${randomUUID()}.json`);
+    writeFileSync(file, JSON.stringify(served));
+    const cli = path.join(projectRoot, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
+    // Exits non-zero on errors; its JSON report counts both.
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, 'lint', '--extends=recommended', '--format=json', file], {
+      maxBuffer: 64 * 1024 ** 2,
+    }).catch((err: { stdout: string }) => ({ stdout: err.stdout }));
+    const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] };
+    expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).to.deep.equal([]);
+    expect(report.totals).to.include({ errors: 0, warnings: 0 });
+  });
+
   it('lists every route the app serves with its method, and no other', () => {
     const app = buildApp(svc.services, new Set(['control', 'logs']));
     const servedRoutes = app.middleware
@@ -58,7 +77,7 @@ describe('OpenAPI document', () => {
 
   it('documents each query and body with the very schema the route validates with', () => {
     const routers = apiRouters(svc.services);
-    const all = [...routers.open, routers.sharing, routers.admin, ...routers.workspace.map((w) => w.router)];
+    const all = [...routers.open, routers.sharing, routers.acknowledging, routers.admin, ...routers.workspace.map((w) => w.router)];
     const document = buildOpenApiDocument(all, packageVersion) as unknown as Document;
     expect(JSON.parse(JSON.stringify(document))).to.deep.equal(served);
     let checked = 0;
@@ -83,7 +102,7 @@ describe('OpenAPI document', () => {
     }
     expect(checked).to.be.greaterThan(5);
     // The log batch is validated record by record by validateLogBatch, with this schema.
-    expect(document.paths['/v1.0/logs']!.post!.requestBody!.content['application/json'].schema).to.deep.equal(logBatchSchema(250));
+    expect(document.paths['/v1.0/logs']!.post!.requestBody!.content['application/json'].schema).to.deep.equal(logBatchSchema(1_000));
   });
 
   it('states who may call each route, as the service enforces it', async () => {
@@ -93,8 +112,8 @@ describe('OpenAPI document', () => {
         const res = await svc.request(method.toUpperCase(), url, method === 'get' ? {} : { body: {} });
         const scheme = Object.keys(operation.security[0] ?? {})[0] ?? 'none';
         const what = `${method} ${path} (${scheme})`;
-        // A share link with a random id and no share token is refused like any wrong link.
-        if (path.includes('{eventID}') && scheme === 'none') expect(res.status, what).to.equal(404);
+        // A share or acknowledge link with a random id and no token is refused like any wrong link.
+        if ((path.includes('{eventID}') || path.startsWith('/ack/')) && scheme === 'none') expect(res.status, what).to.equal(404);
         else if (scheme === 'none') expect(res.status, what).to.equal(200);
         else expect(res.status, what).to.equal(401);
       }

@@ -114,7 +114,7 @@ describe('share links', function () {
     const pages = await Promise.all(cases.map(([id, query]) => sharePage(id, query)));
     expect(refusal(reads[0]!)).to.deep.equal({
       status: 404,
-      body: JSON.stringify({ error: { code: 'not_found', message: 'No such shared event.', details: [] } }),
+      body: JSON.stringify({ error: { code: 'not_found', message: 'No such shared event.', details: [] }, message: 'No such shared event.' }),
       type: 'application/json; charset=utf-8',
       cache: 'public, max-age=10',
     });
@@ -207,11 +207,18 @@ describe('share links', function () {
   });
 
   it('keeps analytics behind the workspace token', async () => {
+    // No public analytics route: the share token opens nothing there (404, no such route).
     const res = await svc.request(
       'GET',
       `/v1.0/public/events/${shared.event_id}/analytics?view=window&period=1h&previous=previous_window&token=${shared.share_token}`,
     );
-    expect(res.status).to.equal(401);
+    expect(res.status).to.equal(404);
+    expect(res.text).to.not.include(shared.event_id);
+    const analytics = await svc.request(
+      'GET',
+      `/v1.0/events/${shared.event_id}/analytics?view=window&period=1h&previous=previous_window&token=${shared.share_token}`,
+    );
+    expect(analytics.status).to.equal(401);
   });
 
   it('sends the security headers on API answers too', async () => {

@@ -38,21 +38,23 @@ describe('web console files', function () {
     for (const name of ['console.css', 'share.js', 'share.css']) expect((await svc.request('GET', `/assets/${name}`)).status, name).to.equal(200);
   });
 
-  it('answers 404 for a file that is not an asset, and leaves other methods to the API', async () => {
+  it('answers 404 for a file that is not an asset, and 405 for another method', async () => {
     for (const path of ['/assets/nope.js', '/assets/console.html', '/assets/..%2fconsole.html', '/assets/%2e%2e/package.json']) {
       const res = await svc.request('GET', path);
       expect(res.status, path).to.be.oneOf([401, 404]);
       expect(res.text, path).to.not.include('<html');
     }
     expect((await svc.request('GET', '/assets/nope.js')).status).to.equal(404);
-    expect((await svc.request('POST', '/', { body: {} })).status).to.equal(401);
+    const post = await svc.request('POST', '/', { body: {} });
+    expect(post.status).to.equal(405);
+    expect(post.headers.get('allow')).to.equal('GET, HEAD');
   });
 
   it('is served by the API role only', async () => {
     const ingest = await startTestService({ env: { ROLE: 'ingest' } });
     try {
-      expect((await ingest.request('GET', '/')).status).to.equal(401);
-      expect((await ingest.request('GET', '/assets/console.js')).status).to.equal(401);
+      expect((await ingest.request('GET', '/')).status).to.equal(404);
+      expect((await ingest.request('GET', '/assets/console.js')).status).to.equal(404);
     } finally {
       await ingest.close();
     }

@@ -1,7 +1,7 @@
 // The SDKs list events, policies and destinations without `limit` and cannot page, then find
 // an item by name in what came back: without `limit` these lists hold every item of the
 // workspace (with 119 events the SDKs' lookups missed the oldest 19). `limit`/`offset` still
-// page when given; alerts and delivery history keep their first 100.
+// page when given; alerts are whole up to 10,000 (test/integration/http/contract.test.ts), delivery history keeps its first 100.
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../../helpers/service.js';
 
@@ -63,11 +63,11 @@ describe('lists without limit', function () {
     });
   }
 
-  it('documents the default in the OpenAPI document: every item for these three, 100 for alerts', async () => {
+  it('documents the default in the OpenAPI document: every item for these three, every match up to 10,000 for alerts', async () => {
     const doc = (await svc.request('GET', '/v1.0/openapi.json')).body;
     const limitOf = (path: string) => doc.paths[path].get.parameters.find((p: { name: string }) => p.name === 'limit');
     for (const path of ['/v1.0/events', '/v1.0/policies', '/v1.0/destinations']) expect(limitOf(path).description, path).to.match(/every item/);
-    expect(limitOf('/v1.0/alerts').description).to.match(/default 100/);
+    expect(limitOf('/v1.0/alerts').description).to.match(/every alert matching the query, newest first, at most 10000/);
   });
 });
 

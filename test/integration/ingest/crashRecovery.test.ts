@@ -11,6 +11,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readCheckpointSync } from '../../../src/ingest/journal/checkpointFile.js';
 import { isTornWrite, scanFrames } from '../../../src/ingest/journal/frames.js';
 import { request } from '../../helpers/http.js';
 import { isoMinutesAgo, type SentLog } from '../../helpers/logs.js';
@@ -49,7 +50,7 @@ function leftOnDisk(dataDir: string): { tornAppend: boolean; pendingBlock: boole
     .sort();
   let checkpoint: { pending: { segment: number; to: number } | null } = { pending: null };
   try {
-    checkpoint = JSON.parse(readFileSync(path.join(dir, 'checkpoint.json'), 'utf8'));
+    checkpoint = readCheckpointSync(dir) ?? { pending: null };
   } catch {}
   let tornAppend = false;
   let journaledNotInserted = false;

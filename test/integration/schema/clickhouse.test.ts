@@ -19,7 +19,14 @@ describe('ClickHouse schema', () => {
       `SELECT name, as_select, arrayElement(splitByChar('.', extract(create_table_query, 'TO ([\\\\w.]+)')), -1) AS target
        FROM system.tables WHERE database = currentDatabase() AND engine = 'MaterializedView' ORDER BY name`,
     );
-    expect(views.map((v) => v.name)).to.deep.equal(['rollups_day_mv', 'rollups_hour_mv', 'rollups_minute_mv']);
+    expect(views.map((v) => v.name)).to.deep.equal([
+      'rollups_day_mv',
+      'rollups_day_summary_mv',
+      'rollups_hour_mv',
+      'rollups_hour_summary_mv',
+      'rollups_minute_mv',
+      'rollups_minute_summary_mv',
+    ]);
     for (const view of views) {
       const selected = await queryRows<{ name: string }>(stores.clickhouse, `DESCRIBE TABLE (${view.as_select})`);
       const target = await queryRows<{ name: string }>(

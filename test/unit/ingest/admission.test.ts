@@ -24,16 +24,43 @@ describe('ingest admission', () => {
     expect(admission.enter('other').admitted).to.equal(true);
   });
 
-  it('holds each active workspace to its share of concurrent requests, and frees a slot when one leaves', () => {
+  it('refuses for concurrency only at the limit, and then only a workspace holding its fair share or more', () => {
     const { admission } = admissionAt({ INGEST_MAX_CONCURRENT_REQUESTS: '4' });
     const quiet = admission.enter('quiet') as Admitted;
-    const crowd = [admission.enter('crowd'), admission.enter('crowd')] as Admitted[];
-    expect(crowd.map((c) => c.admitted)).to.deep.equal([true, true]);
+    const crowd = [admission.enter('crowd'), admission.enter('crowd'), admission.enter('crowd')] as Admitted[];
+    // Below the limit nobody is refused, whatever its share: 4 in flight now.
+    expect([quiet, ...crowd].map((c) => c.admitted)).to.deep.equal([true, true, true, true]);
+    // At the limit, the crowd holds 3 of 4 (its share is 2 of 2 sharers): refused.
     expect(admission.enter('crowd')).to.deep.include({ admitted: false, reason: 'concurrency', retryAfterS: 1 });
-    expect(quiet.admitted).to.equal(true);
-    expect(admission.enter('quiet').admitted).to.equal(true);
+    // The quiet workspace holds 1, below its share: admitted although the limit is reached.
+    const again = admission.enter('quiet') as Admitted;
+    expect(again.admitted).to.equal(true);
+    // A third workspace, with nothing in flight, gets in too.
+    expect(admission.enter('third').admitted).to.equal(true);
+    // Once below the limit again, the crowd is admitted.
+    again.leave();
     crowd[0]!.leave();
+    quiet.leave();
     expect(admission.enter('crowd').admitted).to.equal(true);
+  });
+
+  it('refuses nobody on an idle service however many workspaces were active recently', () => {
+    const { clock, admission } = admissionAt({});
+    for (let i = 0; i < 1_000; i++) {
+      const ticket = admission.enter(`tenant-${i}`) as Admitted;
+      ticket.debit(1);
+      ticket.leave();
+    }
+    clock.now += 1_000;
+    const burst = Array.from({ length: 30 }, () => admission.enter('tenant-7'));
+    expect(burst.filter((t) => !t.admitted)).to.deep.equal([]);
+  });
+
+  it('reports X-RateLimit-Remaining after the answered batch is charged', () => {
+    const { admission } = admissionAt({ INGEST_WORKSPACE_RECORDS_PER_S: '100', INGEST_WORKSPACE_BURST_S: '2' });
+    const ticket = admission.enter('ws') as Admitted;
+    expect(ticket.headers?.remaining).to.equal(200);
+    expect(ticket.debit(30)).to.deep.equal({ limit: 100, remaining: 170, reset: 1 });
   });
 
   it('limits nobody by rate without a configured rate until the service is saturated', () => {
@@ -64,12 +91,21 @@ describe('ingest admission', () => {
     const alone = admission.enter('flood');
     expect(alone).to.deep.include({ admitted: true, headers: null });
     (alone as Admitted).leave();
-    // A second workspace sends: each may now take 10,000 x 1.25 / 2 records/s.
+    // A second workspace that sends nothing takes nothing from it (max-min fairness).
     (admission.enter('other') as Admitted).leave();
     clock.now += 1_000;
+    const unshared = admission.enter('flood') as Admitted;
+    expect(unshared.headers?.limit).to.equal(12_500);
+    unshared.debit(10_000);
+    unshared.leave();
+    // A second workspace that sends as much: both are held to the same, smaller share.
+    (admission.enter('other') as Admitted).debit(20_000);
+    clock.now += 1_000;
     const shared = admission.enter('flood') as Admitted;
-    expect(shared.headers?.limit).to.equal(6_250);
-    shared.debit(3 * 6_250 + 1);
+    const limit = shared.headers!.limit;
+    expect(limit).to.be.below(12_500).and.above(5_000);
+    expect((admission.enter('other') as Admitted).headers?.limit).to.equal(limit);
+    shared.debit(3 * limit + 1);
     shared.leave();
     expect(admission.enter('flood')).to.deep.include({ admitted: false, reason: 'rate' });
   });

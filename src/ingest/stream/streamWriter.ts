@@ -1,0 +1,347 @@
+// The writer of the stream journal: one durable pull consumer that every process holding
+// ClickHouse (ROLE all, worker) shares. Messages are held until `blockRecords` wait or the
+// oldest has waited `intervalMs`, then inserted as one block whose insert_deduplication_token
+// is derived from the stream sequences it holds (an insert retried after a failure is stored
+// once), and acknowledged only after the insert: acknowledged messages leave the stream.
+//
+// Idempotency by log_id (docs/api.md) is kept here, not in the ingest processes: every
+// publish of every ingest process passes through this consumer in stream order, so a retry
+// that reached another ingest process is seen after the record it repeats, whichever
+// process took either. The window of ids is loaded from ClickHouse at start (as the local
+// journal's is) and each block's kept ids are added to it.
+//
+// A message the stream delivers again was taken by a writer that died (or lost its
+// acknowledgement) and may be stored in part: it goes through redelivered.ts.
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { EventDirectory } from '../../events/eventDirectory.js';
+import type { Logger } from '../../logger.js';
+import type { Metrics } from '../../metrics.js';
+import type { ClickHouseStore } from '../../stores/clickhouse.js';
+import { decodeBatch, eventIdsIn, insertRowsBound, LOG_COLUMNS, logsInsertSettings, payloadOf, writeInsertRows } from '../journaledBatch.js';
+import { loadRecentIds } from '../logIngestor.js';
+import { RecentLogIds, uuidWords } from '../recentLogIds.js';
+import { classifyClickHouseError } from '../../stores/clickhouseErrors.js';
+import { ACK_WAIT_MS, type NatsStream } from './natsStream.js';
+import { storeRedelivered } from './redelivered.js';
+
+export interface StreamWriterOptions {
+  readonly blockRecords: number;
+  readonly blockBytes: number;
+  readonly intervalMs: number;
+  readonly dedupMaxIds: number;
+}
+
+interface Held {
+  readonly msg: JsMsg;
+  readonly payload: Buffer;
+  readonly records: number;
+  /** ms since the epoch when JetStream stored it. */
+  readonly publishedAt: number;
+}
+
+const RETRY_PAUSES_MS = [100, 250, 500, 1_000, 2_000, 5_000];
+const FRAMES_PER_TURN = 16;
+const countLines = (payload: Buffer) => {
+  let n = 0;
+  for (let at = payload.indexOf(10); at >= 0; at = payload.indexOf(10, at + 1)) n++;
+  return n;
+};
+const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, RETRY_PAUSES_MS[Math.min(attempt, RETRY_PAUSES_MS.length - 1)]));
+
+export class StreamWriter {
+  private held: Held[] = [];
+  private heldRecords = 0;
+  private redelivered: Held[] = [];
+  /** Messages of the block being inserted: still ours until acknowledged. */
+  private inserting: readonly Held[] = [];
+  private messages: ConsumerMessages | null = null;
+  private pump: Promise<void> | null = null;
+  private running: Promise<void> | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private stopping = false;
+  private drainUntil = 0;
+  private wakeUp: (() => void) | null = null;
+  private roomFor: (() => void) | null = null;
+  private readonly exclusive: { run(): Promise<void> }[] = [];
+  private readonly caughtUpWaiters: { target: number; resolve(): void }[] = [];
+  /** The highest stream sequence this writer has received. */
+  private lastReceived = 0;
+  /** Records per message seen by this writer (the backlog's records are estimated from it). */
+  meanRecords = 1;
+  /** Told the event ids of each block once it is in ClickHouse. */
+  onInserted: ((eventIds: ReadonlySet<string>) => void) | null = null;
+  private body = Buffer.alloc(0);
+  private readonly words = new Int32Array(4);
+
+  private constructor(
+    private readonly stream: NatsStream,
+    private readonly consumer: Consumer,
+    private readonly recentIds: RecentLogIds,
+    private readonly clickhouse: ClickHouseStore,
+    private readonly directory: EventDirectory,
+    private readonly options: StreamWriterOptions,
+    private readonly metrics: Metrics,
+    private readonly logger: Logger,
+  ) {}
+
+  static async open(
+    stream: NatsStream,
+    clickhouse: ClickHouseStore,
+    directory: EventDirectory,
+    options: StreamWriterOptions,
+    metrics: Metrics,
+    logger: Logger,
+  ): Promise<StreamWriter> {
+    const recentIds = new RecentLogIds(options.dedupMaxIds);
+    const loaded = await loadRecentIds(clickhouse, recentIds);
+    const consumer = await stream.consumer();
+    logger.info('journal stream writer ready', { stream: stream.name, consumer: stream.consumerName, recent_log_ids: loaded });
+    return new StreamWriter(stream, consumer, recentIds, clickhouse, directory, options, metrics, logger);
+  }
+
+  start(): void {
+    this.pump ??= this.receive();
+    this.running ??= this.loop();
+    // Messages held or being inserted stay ours: JetStream redelivers them only if we go silent.
+    this.heartbeat ??= setInterval(() => {
+      for (const h of [...this.held, ...this.redelivered, ...this.inserting]) h.msg.working();
+    }, ACK_WAIT_MS / 3).unref();
+  }
+
+  /** Resolves once every message up to stream sequence `seq` that this writer took is in ClickHouse. */
+  caughtUp(seq: number): Promise<void> {
+    if (this.isCaughtUp(seq)) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.caughtUpWaiters.push({ target: seq, resolve });
+      this.wake();
+    });
+  }
+
+  runExclusive<R>(fn: () => Promise<R>): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.exclusive.push({ run: () => fn().then(resolve, reject) });
+      this.wake();
+    });
+  }
+
+  /** Stops taking messages, inserts what it holds for at most `drainMs`; the rest is redelivered to a writer later. */
+  async stop(drainMs: number): Promise<void> {
+    this.stopping = true;
+    this.drainUntil = Date.now() + drainMs;
+    // Closing the pull may wait for its request to expire: not waited for beyond a moment
+    // (what it still brings is left unacknowledged, for the next writer).
+    const closed = Promise.all([this.messages?.close().catch(() => {}), this.pump]);
+    this.roomFor?.();
+    this.wake();
+    await this.running;
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+    if (this.heartbeat) clearInterval(this.heartbeat);
+  }
+
+  private isCaughtUp(seq: number): boolean {
+    if (this.lastReceived < seq) return false;
+    const below = (hs: readonly Held[]) => hs.some((h) => h.msg.seq <= seq);
+    return !below(this.held) && !below(this.redelivered) && !below(this.inserting);
+  }
+
+  private wake(): void {
+    this.wakeUp?.();
+  }
+
+  /** Takes messages from the consumer while fewer than two blocks' worth are held. */
+  private async receive(): Promise<void> {
+    while (!this.stopping) {
+      try {
+        this.messages = await this.consumer.consume({ max_messages: 1_000 });
+        for await (const msg of this.messages) {
+          const payload = Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.byteLength);
+          const held: Held = { msg, payload, records: countLines(payload), publishedAt: Number(msg.info.timestampNanos) / 1e6 };
+          this.lastReceived = Math.max(this.lastReceived, msg.seq);
+          this.meanRecords = this.meanRecords * 0.99 + held.records * 0.01;
+          if (msg.info.redelivered) this.redelivered.push(held);
+          else {
+            this.held.push(held);
+            this.heldRecords += held.records;
+          }
+          this.wake();
+          while (this.heldRecords >= 2 * this.options.blockRecords && !this.stopping) await new Promise<void>((resolve) => (this.roomFor = resolve));
+          if (this.stopping) break;
+        }
+      } catch (err) {
+        if (this.stopping) break;
+        this.logger.warn('journal stream: consuming failed; retrying', { err });
+        await pause(5);
+      }
+    }
+  }
+
+  private async loop(): Promise<void> {
+    for (;;) {
+      while (this.exclusive.length > 0) await this.exclusive.shift()!.run();
+      if (this.stopping && (Date.now() >= this.drainUntil || (this.held.length === 0 && this.redelivered.length === 0))) return;
+      if (this.redelivered.length > 0) {
+        const taken = this.redelivered;
+        this.redelivered = [];
+        if (!(await this.storeAgain(taken))) return;
+        continue;
+      }
+      const block = this.nextBlock();
+      const records = block.reduce((n, h) => n + h.records, 0);
+      const hurry = this.stopping || this.caughtUpWaiters.length > 0 || this.exclusive.length > 0;
+      const dueIn = block.length === 0 ? Infinity : block[0]!.publishedAt + this.options.intervalMs - Date.now();
+      if (block.length === 0 || (records < this.options.blockRecords && dueIn > 0 && !hurry)) {
+        await this.sleep(dueIn);
+        continue;
+      }
+      this.held.splice(0, block.length);
+      this.heldRecords -= records;
+      this.roomFor?.();
+      this.inserting = block;
+      const done = await this.insertBlock(block);
+      this.inserting = [];
+      if (!done) return;
+      this.settleWaiters();
+    }
+  }
+
+  private nextBlock(): Held[] {
+    const block: Held[] = [];
+    let records = 0;
+    let bytes = 0;
+    for (const h of this.held) {
+      if (block.length > 0 && (records + h.records > this.options.blockRecords || bytes + h.payload.length > this.options.blockBytes)) break;
+      block.push(h);
+      records += h.records;
+      bytes += h.payload.length;
+    }
+    return block;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = Number.isFinite(ms) ? setTimeout(() => done(), Math.max(1, ms)).unref() : null;
+      const done = () => {
+        if (timer) clearTimeout(timer);
+        this.wakeUp = null;
+        resolve();
+      };
+      this.wakeUp = done;
+    });
+  }
+
+  private settleWaiters(): void {
+    for (let i = this.caughtUpWaiters.length - 1; i >= 0; i--) {
+      if (this.isCaughtUp(this.caughtUpWaiters[i]!.target)) this.caughtUpWaiters.splice(i, 1)[0]!.resolve();
+    }
+  }
+
+  /** The block's payloads without the records whose client log_id the window holds (each kept id is added to it). */
+  private withoutRepeats(block: readonly Held[]): { payloads: Buffer[]; duplicates: number } {
+    let duplicates = 0;
+    const payloads = block.map((h) => {
+      const batch = decodeBatch(h.payload);
+      const ids = this.recentIds.of(batch.workspaceId);
+      const lines = batch.lines.filter((line) => {
+        const first = line.indexOf('\t');
+        const second = line.indexOf('\t', first + 1);
+        const third = line.indexOf('\t', second + 1);
+        if (third === second + 1) return true; // no client log_id: it cannot repeat
+        uuidWords(line.slice(second + 1, third), this.words);
+        if (ids.has(this.words, 0)) {
+          duplicates++;
+          return false;
+        }
+        this.recentIds.add(batch.workspaceId, this.words, 0, batch.journaledAt);
+        return true;
+      });
+      return lines.length === batch.lines.length ? h.payload : payloadOf({ ...batch, lines });
+    });
+    return { payloads, duplicates };
+  }
+
+  /** Inserts the block and acknowledges its messages; false when stopped before it passed (the messages are then redelivered later). */
+  private async insertBlock(block: readonly Held[]): Promise<boolean> {
+    const { payloads, duplicates } = this.withoutRepeats(block);
+    const eventIds = new Set<string>();
+    for (const payload of payloads) eventIdsIn(payload, eventIds);
+    await this.directory.learnTimezones([...eventIds]);
+    if (!(await this.insertParts(block, payloads))) return false;
+    for (const h of block) h.msg.ack();
+    this.metrics.duplicateRecords.inc(duplicates);
+    this.onInserted?.(eventIds);
+    return true;
+  }
+
+  private async insertParts(block: readonly Held[], payloads: readonly Buffer[]): Promise<boolean> {
+    const token = `${this.stream.name}@${this.stream.createdAt}:${block[0]!.msg.seq}-${block[block.length - 1]!.msg.seq}:${block.length}`;
+    const body = await this.insertBodyOf(payloads);
+    const records = payloads.reduce((n, p) => n + countLines(p), 0);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const stopTimer = this.metrics.clickhouseInsertSeconds.startTimer();
+        await this.clickhouse.insertBytes({ table: 'logs', columns: LOG_COLUMNS, format: 'JSONCompactEachRow', settings: logsInsertSettings(token), body });
+        stopTimer();
+        this.metrics.clickhouseInsertRows.observe(records);
+        this.metrics.ingestedRecords.inc(records);
+        return true;
+      } catch (err) {
+        if (classifyClickHouseError(err) === 'rows_refused') break;
+        if (this.stopping && Date.now() >= this.drainUntil) return false;
+        this.metrics.clickhouseInsertFailures.inc();
+        if (attempt === 0 || attempt % 10 === 0) this.logger.warn('journal stream: insert failed; retrying the same block', { token, records, attempt, err });
+        await pause(attempt);
+      }
+    }
+    if (block.length === 1) {
+      const batch = decodeBatch(payloads[0]!);
+      this.metrics.journalRefusedRecords.inc(batch.lines.length);
+      this.logger.error('ClickHouse refused rows of a journaled batch; the batch was dropped from the stream and the journal goes on', {
+        workspace_id: batch.workspaceId,
+        stream_seq: block[0]!.msg.seq,
+        records: batch.lines.length,
+        first_line: batch.lines[0]?.slice(0, 500),
+      });
+      return true;
+    }
+    const half = Math.ceil(block.length / 2);
+    return (await this.insertParts(block.slice(0, half), payloads.slice(0, half))) && this.insertParts(block.slice(half), payloads.slice(half));
+  }
+
+  private async insertBodyOf(payloads: readonly Buffer[]): Promise<Buffer> {
+    const timezoneOf = (eventId: string) => this.directory.timezoneOf(eventId);
+    const bound = insertRowsBound(payloads);
+    if (this.body.length < bound) this.body = Buffer.allocUnsafeSlow(bound);
+    let size = 0;
+    for (let i = 0; i < payloads.length; i += FRAMES_PER_TURN) {
+      if (i > 0) await nextTurn();
+      size = writeInsertRows(payloads.slice(i, i + FRAMES_PER_TURN), timezoneOf, this.body, size);
+    }
+    return this.body.subarray(0, size);
+  }
+
+  /** Redelivered messages, made to hold once (redelivered.ts), then acknowledged; false when stopped first. */
+  private async storeAgain(taken: readonly Held[]): Promise<boolean> {
+    this.inserting = taken;
+    const batches = taken.map((h) => decodeBatch(h.payload));
+    const eventIds = new Set<string>();
+    for (const h of taken) eventIdsIn(h.payload, eventIds);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.directory.learnTimezones([...eventIds]);
+        const outcome = await storeRedelivered(this.clickhouse, batches, (id) => this.directory.timezoneOf(id), this.logger);
+        for (const [workspaceId, ids] of outcome.keptIds) for (const id of ids) this.recentIds.add(workspaceId, uuidWords(id, this.words), 0);
+        for (const h of taken) h.msg.ack();
+        this.metrics.ingestedRecords.inc(outcome.inserted);
+        this.metrics.duplicateRecords.inc(outcome.duplicates);
+        this.inserting = [];
+        this.settleWaiters();
+        return true;
+      } catch (err) {
+        if (this.stopping && Date.now() >= this.drainUntil) return false;
+        this.logger.warn('journal stream: storing redelivered messages failed; retrying', { attempt, err });
+        await pause(attempt);
+      }
+    }
+  }
+}

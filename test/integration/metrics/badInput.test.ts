@@ -1,0 +1,158 @@
+// Bad input on POST /v1/metrics and POST /api/v1/write: a clear 4xx (or a partial_success for
+// points alone at fault), never a 500, and nothing stored by a refused request.
+import { expect } from 'chai';
+import { gzipSync } from 'node:zlib';
+import snappy from 'snappyjs';
+import { ExportMetricsServiceRequest, ExportMetricsServiceResponse, RpcStatus, WriteRequest } from '../../../src/http/metrics/otlpProto.js';
+import { queryRows, storedLogCount } from '../../helpers/logs.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+
+const nowNanos = () => `${BigInt(Date.now()) * 1_000_000n}`;
+
+/** An export of one gauge point per (name, value), with these point attributes. */
+function exportOf(points: readonly { name: string; value: number; attributes?: { key: string; value: { stringValue: string } }[] }[]) {
+  return {
+    resourceMetrics: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'svc' } }] },
+        scopeMetrics: [
+          {
+            scope: { name: 'test' },
+            metrics: points.map((p) => ({
+              name: p.name,
+              gauge: { dataPoints: [{ timeUnixNano: nowNanos(), asDouble: p.value, attributes: p.attributes ?? [] }] },
+            })),
+          },
+        ],
+      },
+    ],
+  };
+}
+
+const protobufOf = (request: object) => Buffer.from(ExportMetricsServiceRequest.encode(ExportMetricsServiceRequest.fromObject(request)).finish());
+
+describe('standard ingest routes: bad input', function () {
+  this.timeout(120_000);
+  let svc: TestService;
+  let token: string;
+  const ws = 'otlp-bad';
+  const post = (path: string, body: Uint8Array | string, headers: Record<string, string>, auth = token) =>
+    fetch(`${svc.url}${path}`, { method: 'POST', body, headers: { authorization: `Bearer ${auth}`, ...headers } });
+  const protobuf = { 'content-type': 'application/x-protobuf' };
+
+  before(async () => {
+    svc = await startTestService();
+    token = await svc.tokenFor(ws);
+  });
+  after(() => svc.close());
+
+  afterEach(async () => {
+    await svc.services.ingestor!.caughtUp();
+  });
+
+  it('answers truncated and garbage protobuf with 400 and a google.rpc.Status, storing nothing', async () => {
+    const whole = protobufOf(exportOf([{ name: 'a.gauge', value: 1 }]));
+    for (const body of [whole.subarray(0, whole.length - 3), Buffer.from('\xff\xff\xff\xff garbage that is no protobuf', 'latin1')]) {
+      const res = await post('/v1/metrics', body, protobuf);
+      expect(res.status).to.equal(400);
+      expect(res.headers.get('content-type')).to.match(/application\/x-protobuf/);
+      const status = RpcStatus.toObject(RpcStatus.decode(new Uint8Array(await res.arrayBuffer()))) as { code: number; message: string };
+      expect(status.code).to.equal(3);
+      expect(status.message).to.match(/not a valid ExportMetricsServiceRequest/);
+    }
+    // Not JSON at all: invalid_json, as on every route; JSON that is no ExportMetricsServiceRequest: malformed_body.
+    const notJson = await post('/v1/metrics', '{"resourceMetrics": 5', { 'content-type': 'application/json' });
+    expect(notJson.status).to.equal(400);
+    expect(((await notJson.json()) as { error: { code: string } }).error.code).to.equal('invalid_json');
+    const json = await post('/v1/metrics', '{"resourceMetrics": 5}', { 'content-type': 'application/json' });
+    expect(json.status).to.equal(400);
+    expect(((await json.json()) as { error: { code: string } }).error.code).to.equal('malformed_body');
+    expect(await storedLogCount(svc.stores.clickhouse, ws)).to.equal(0);
+  });
+
+  it('refuses other content types (415) and a gzip bomb (413)', async () => {
+    expect((await post('/v1/metrics', 'x', { 'content-type': 'text/plain' })).status).to.equal(415);
+    expect((await post('/api/v1/write', 'x', { 'content-type': 'application/json' })).status).to.equal(415);
+    // 64 MB of zeros compress to about 64 KB.
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024));
+    const res = await post('/v1/metrics', bomb, { ...protobuf, 'content-encoding': 'gzip' });
+    expect(res.status).to.equal(413);
+    const snappyBomb = Buffer.from(snappy.compress(Buffer.alloc(20 * 1024 * 1024)));
+    expect((await post('/api/v1/write', snappyBomb, { ...protobuf, 'content-encoding': 'snappy' })).status).to.equal(413);
+    expect((await post('/api/v1/write', Buffer.from('not snappy at all'), protobuf)).status).to.equal(400);
+    expect(await storedLogCount(svc.stores.clickhouse, ws)).to.equal(0);
+  });
+
+  it('takes gzip, and reports non-finite values and invalid names as partial_success while storing the rest', async () => {
+    const request = exportOf([
+      { name: 'ok.gauge', value: 5 },
+      { name: 'nan.gauge', value: Number.NaN },
+      { name: 'inf.gauge', value: Number.POSITIVE_INFINITY },
+      { name: '   ', value: 1 },
+      { name: 'x'.repeat(201), value: 1 },
+    ]);
+    const res = await post('/v1/metrics', gzipSync(protobufOf(request)), { ...protobuf, 'content-encoding': 'gzip' });
+    expect(res.status).to.equal(200);
+    const answer = ExportMetricsServiceResponse.toObject(ExportMetricsServiceResponse.decode(new Uint8Array(await res.arrayBuffer())), { longs: Number }) as {
+      partialSuccess: { rejectedDataPoints: number; errorMessage: string };
+    };
+    expect(answer.partialSuccess.rejectedDataPoints).to.equal(4);
+    expect(answer.partialSuccess.errorMessage)
+      .to.match(/NaN or infinite/)
+      .and.match(/not a valid event name/);
+    await svc.services.ingestor!.caughtUp();
+    const rows = await queryRows<{ event: string; value: number }>(svc.stores.clickhouse, 'SELECT event, value FROM logs WHERE workspace_id = {ws:String}', {
+      ws,
+    });
+    expect(rows).to.deep.equal([{ event: 'ok.gauge', value: 5 }]);
+  });
+
+  it('keeps 10 of 10,000 attributes, in their order, and says how many were dropped', async () => {
+    const attributes = Array.from({ length: 10_000 }, (_, i) => ({ key: `k${i}`, value: { stringValue: `v${i}` } }));
+    const res = await post('/v1/metrics', JSON.stringify(exportOf([{ name: 'wide.gauge', value: 1, attributes }])), { 'content-type': 'application/json' });
+    expect(res.status).to.equal(200);
+    const answer = (await res.json()) as { partialSuccess: { rejectedDataPoints: string; errorMessage: string } };
+    expect(answer.partialSuccess.errorMessage).to.match(/9990 attribute\(s\) dropped/);
+    await svc.services.ingestor!.caughtUp();
+    const [row] = await queryRows<{ meta: string }>(svc.stores.clickhouse, "SELECT meta FROM logs WHERE workspace_id = {ws:String} AND event = 'wide.gauge'", {
+      ws,
+    });
+    expect(Object.keys(JSON.parse(row!.meta))).to.deep.equal(attributes.slice(0, 10).map((a) => a.key));
+  });
+
+  it("answers a missing or unknown token with 401, and stores another workspace's nothing", async () => {
+    const body = protobufOf(exportOf([{ name: 'intruder.gauge', value: 1 }]));
+    expect((await post('/v1/metrics', body, protobuf, 'chp_not-a-token')).status).to.equal(401);
+    expect((await fetch(`${svc.url}/api/v1/write`, { method: 'POST', body: 'x', headers: protobuf })).status).to.equal(401);
+    const [row] = await queryRows<{ n: number }>(svc.stores.clickhouse, "SELECT count() AS n FROM logs WHERE event = 'intruder.gauge'");
+    expect(row!.n).to.equal(0);
+  });
+
+  it('answers remote-write garbage inside valid snappy with 400, and a good write with 204', async () => {
+    const garbage = Buffer.from(snappy.compress(Buffer.from('\xff\xff\xff\xff\x0f', 'latin1')));
+    expect((await post('/api/v1/write', garbage, { ...protobuf, 'content-encoding': 'snappy' })).status).to.equal(400);
+    const write = WriteRequest.fromObject({
+      timeseries: [
+        {
+          labels: [
+            { name: '__name__', value: 'rw_gauge' },
+            { name: 'job', value: 'j' },
+          ],
+          samples: [
+            { value: 4, timestamp: Date.now() },
+            { value: Number.POSITIVE_INFINITY, timestamp: Date.now() + 1 },
+          ],
+        },
+      ],
+    });
+    const body = Buffer.from(snappy.compress(WriteRequest.encode(write).finish()));
+    expect((await post('/api/v1/write', body, { ...protobuf, 'content-encoding': 'snappy' })).status).to.equal(204);
+    await svc.services.ingestor!.caughtUp();
+    const rows = await queryRows<{ agent: string; value: number }>(
+      svc.stores.clickhouse,
+      "SELECT agent, value FROM logs WHERE workspace_id = {ws:String} AND event = 'rw_gauge'",
+      { ws },
+    );
+    expect(rows).to.deep.equal([{ agent: 'j', value: 4 }]);
+  });
+});
