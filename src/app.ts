@@ -18,6 +18,10 @@ import { logRoutes } from './http/logs/routes.js';
 import { metricRoutes } from './http/metrics/routes.js';
 import { policyRoutes } from './http/policies/routes.js';
 import { publicRoutes } from './http/public/routes.js';
+import { AddressRateLimiter } from './http/public/addressRateLimit.js';
+import { ackRoutes } from './http/ack/routes.js';
+import { escalationPolicyRoutes } from './http/escalation-policies/routes.js';
+import { ESCALATION_LIMITS } from './escalation/model.js';
 import { silenceRoutes } from './http/silences/routes.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errorHandler.js';
@@ -39,6 +43,8 @@ export interface ApiRouters {
   readonly open: readonly ApiRouter[];
   /** No token, on the control plane: share links. */
   readonly sharing: ApiRouter;
+  /** No token, on the control plane: acknowledge links. */
+  readonly acknowledging: ApiRouter;
   /** Behind ADMIN_TOKEN, on the control plane. */
   readonly admin: ApiRouter;
   /** Behind a workspace token, each on its plane. */
@@ -59,12 +65,15 @@ export function apiRouters(services: Services): ApiRouters {
     { plane: 'control', router: destinationRoutes({ channels: config.channels, delivery, maxPerWorkspace: config.destinations.maxPerWorkspace }) },
     { plane: 'control', router: deliveryHistoryRoutes(postgres) },
     { plane: 'control', router: silenceRoutes(services.silences) },
+    { plane: 'control', router: escalationPolicyRoutes({ postgres, maxPerWorkspace: ESCALATION_LIMITS.perWorkspace }) },
   ] as const;
   const health = healthRoutes(stores, metrics, ingestor instanceof StreamIngestor ? ingestor : null);
-  const sharing = publicRoutes(stores, config.http.publicRequestsPerMinute);
+  const publicLimiter = new AddressRateLimiter(config.http.publicRequestsPerMinute);
+  const sharing = publicRoutes(stores, publicLimiter);
+  const acknowledging = ackRoutes(postgres, publicLimiter);
   const admin = adminRoutes(config.http.adminToken, stores);
-  const openApi = openApiRouter([health, sharing, admin, ...workspace.map((w) => w.router)], packageVersion);
-  return { open: [health, openApi], sharing, admin, workspace };
+  const openApi = openApiRouter([health, sharing, acknowledging, admin, ...workspace.map((w) => w.router)], packageVersion);
+  return { open: [health, openApi], sharing, acknowledging, admin, workspace };
 }
 
 export function buildApp(services: Services, planes: ReadonlySet<Plane>): Koa<AppState> {
@@ -78,12 +87,15 @@ export function buildApp(services: Services, planes: ReadonlySet<Plane>): Koa<Ap
   const routers = apiRouters(services);
   const workspaceRouters = routers.workspace.filter(({ plane }) => planes.has(plane)).map(({ router }) => router);
   // Unknown paths (404) and methods a path does not serve (405), before authentication would ask for a token.
-  const controlRouters = planes.has('control') ? [routers.sharing, ...(services.config.http.adminToken === null ? [] : [routers.admin])] : [];
+  const controlRouters = planes.has('control')
+    ? [routers.sharing, routers.acknowledging, ...(services.config.http.adminToken === null ? [] : [routers.admin])]
+    : [];
   app.use(routeGuard([...routers.open, ...(planes.has('control') ? [consolePaths] : []), ...controlRouters, ...workspaceRouters]));
   for (const open of routers.open) app.use(open.router.routes());
   if (planes.has('control')) {
     app.use(webConsole());
     app.use(routers.sharing.router.routes());
+    app.use(routers.acknowledging.router.routes());
     // The admin router answers only its own routes; anything else falls through to auth.
     app.use(routers.admin.router.routes());
   }

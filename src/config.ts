@@ -23,6 +23,8 @@ export interface HttpConfig {
   readonly adminToken: string | null;
   /** PUBLIC_RATE_LIMIT_PER_MINUTE: requests to the share-link routes one client address may make per minute (429 past it). @default 120 */
   readonly publicRequestsPerMinute: number;
+  /** PUBLIC_URL: the service's address as recipients of its messages see it (acknowledge links, share links). @default null (http://HOST:PORT of the listener) */
+  readonly publicUrl: string | null;
 }
 
 export interface ClickHouseConfig {
@@ -112,7 +114,7 @@ export interface DeliveryConfig {
   readonly retryScheduleMs: readonly number[];
   /** DELIVERY_TIMEOUT_MS: one send (HTTP request or SMTP session) gives up after this long. @default 10000 */
   readonly timeoutMs: number;
-  /** DELIVERY_POLL_INTERVAL_MS: the worker looks for new notifications and due retries this often when idle. @default 250 */
+  /** DELIVERY_POLL_INTERVAL_MS: the worker looks for due retries (and, as a fallback to the outbox signal, new notifications) this often when idle; 10 ms to 1 h. @default 250 */
   readonly pollIntervalMs: number;
   /** DELIVERY_CONCURRENCY: sends in flight at most per worker. @default 64 */
   readonly concurrency: number;
@@ -123,6 +125,10 @@ export interface DeliveryConfig {
   readonly destinationConcurrency: number;
   /** DELIVERY_WORKSPACE_CONCURRENCY: sends in flight for one workspace at most per worker. @default 48 */
   readonly workspaceConcurrency: number;
+  /** ESCALATION_MINUTE_MS: how long a minute of an escalation step's after_minutes is (shorter in tests). @default 60000 */
+  readonly escalationMinuteMs: number;
+  /** ESCALATION_POLL_INTERVAL_MS: how often the worker looks for escalation steps that are due. @default 1000 */
+  readonly escalationPollIntervalMs: number;
   /** ALLOW_PRIVATE_TARGETS: lets webhooks reach loopback, private and link-local addresses. @default false */
   readonly allowPrivateTargets: boolean;
 }
@@ -327,6 +333,7 @@ export function loadConfig(env: Env = process.env): Config {
       shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 30_000, 0, 600_000),
       adminToken,
       publicRequestsPerMinute: read.integer('PUBLIC_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
+      publicUrl: read.url('PUBLIC_URL', ['http:', 'https:'], null)?.replace(/\/+$/, '') ?? null,
     },
     clickhouse: {
       url: read.url('CLICKHOUSE_URL', ['http:', 'https:'], null),
@@ -352,10 +359,12 @@ export function loadConfig(env: Env = process.env): Config {
       // About 10 s, 1 min, 5 min, 30 min and 2 h: six tries over about 2.5 hours.
       retryScheduleMs: read.integerList('DELIVERY_RETRY_SCHEDULE_MS', [10_000, 60_000, 300_000, 1_800_000, 7_200_000], 1, 86_400_000, 10),
       timeoutMs: read.integer('DELIVERY_TIMEOUT_MS', 10_000, 100, 120_000),
-      pollIntervalMs: read.integer('DELIVERY_POLL_INTERVAL_MS', 250, 10, 60_000),
+      pollIntervalMs: read.integer('DELIVERY_POLL_INTERVAL_MS', 250, 10, 3_600_000),
       concurrency: read.integer('DELIVERY_CONCURRENCY', 64, 1, 1000),
       destinationConcurrency: read.integer('DELIVERY_DESTINATION_CONCURRENCY', 32, 1, 1000),
       workspaceConcurrency: read.integer('DELIVERY_WORKSPACE_CONCURRENCY', 48, 1, 1000),
+      escalationMinuteMs: read.integer('ESCALATION_MINUTE_MS', 60_000, 10, 60_000),
+      escalationPollIntervalMs: read.integer('ESCALATION_POLL_INTERVAL_MS', 1_000, 10, 60_000),
       allowPrivateTargets: read.boolean('ALLOW_PRIVATE_TARGETS', false),
     },
     channels: {

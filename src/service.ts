@@ -47,6 +47,8 @@ export async function startService(config: Config, logger: Logger, options: Star
 
     const main = await listen(buildApp(services, mainPlanes).callback(), port, host, logger);
     servers.push(main);
+    // Without PUBLIC_URL, links in messages point at this listener (its port is known only now).
+    if (config.http.publicUrl === null) services.links.listeningAt(baseUrl(main, host));
     let logsServer: http.Server | null = null;
     if (logsPort !== null && servesIngest(config.role)) {
       logsServer = await listen(buildApp(services, new Set<Plane>(['logs'])).callback(), logsPort, host, logger);

@@ -16,6 +16,7 @@ import { StreamIngestor } from './ingest/stream/streamIngestor.js';
 import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { SilencesDeps } from './silences/operations.js';
+import { PublicLinks } from './publicLinks.js';
 import type { Stores } from './stores/index.js';
 
 export interface Services {
@@ -39,6 +40,8 @@ export interface Services {
   readonly insertSignal: InsertSignal;
   readonly delivery: DeliveryDeps;
   readonly silences: SilencesDeps;
+  /** The links messages carry back to the service (PUBLIC_URL). */
+  readonly links: PublicLinks;
 }
 
 export interface ServiceOptions {
@@ -72,6 +75,7 @@ export async function buildServices(config: Config, stores: Stores, logger: Logg
   const directory = new EventDirectory(postgres, config.events.maxDefinitionsPerWorkspace);
   const ingestor = await ingestorOf(config, stores, directory, metrics, logger);
   const timezones = usesClickHouse(config) ? await TimezoneCatalog.load(clickhouse) : TimezoneCatalog.ofIntl();
+  const links = new PublicLinks(config.http.publicUrl ?? `http://${config.http.host}:${config.http.port}`);
   const insertSignal = new InsertSignal(postgres, logger);
   ingestor?.onInserted((eventIds) => insertSignal.announce(eventIds));
   return {
@@ -87,7 +91,8 @@ export async function buildServices(config: Config, stores: Stores, logger: Logg
     events: { postgres, clickhouse, directory, timezones, inserts: ingestor },
     evaluator: new PolicyEvaluator({ postgres, clickhouse, graceMs: config.evaluation.graceMs, now: options.now }),
     insertSignal,
-    delivery: { postgres, settings: config, retryScheduleMs: config.delivery.retryScheduleMs, metrics, logger },
+    delivery: { postgres, settings: { ...config, links }, retryScheduleMs: config.delivery.retryScheduleMs, metrics, logger },
     silences: { postgres, timezones, maxPerWorkspace: config.silences.maxPerWorkspace },
+    links,
   };
 }

@@ -2,7 +2,9 @@
 // same domain functions the API calls, and stops cleanly at shutdown. Tasks coordinate with
 // other worker processes through Postgres, never through this process's memory.
 import type { BackgroundTask } from './backgroundTask.js';
+import { GroupSender } from './delivery/groupSender.js';
 import { DeliveryWorker } from './delivery/worker.js';
+import { escalationWorker } from './escalation/worker.js';
 import { dataDrivenEvaluation } from './evaluation/dataDrivenEvaluation.js';
 import { evaluationWorker } from './evaluation/evaluationWorker.js';
 import { idempotencyKeyExpiry } from './idempotency/expiry.js';
@@ -20,5 +22,11 @@ export function workerTasks(services: Services): BackgroundTask[] {
     perDestination: destinationConcurrency,
     perWorkspace: workspaceConcurrency,
   });
-  return [evaluation, dataDriven, deliveryWorker, idempotencyKeyExpiry(stores.postgres, logger)];
+  const escalation = escalationWorker({
+    postgres: stores.postgres,
+    settings: { minuteMs: config.delivery.escalationMinuteMs },
+    intervalMs: config.delivery.escalationPollIntervalMs,
+    logger,
+  });
+  return [evaluation, dataDriven, escalation, deliveryWorker, new GroupSender(delivery, pollIntervalMs), idempotencyKeyExpiry(stores.postgres, logger)];
 }

@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/config.js';
 import { openStores, storeOptions } from '../../src/stores/index.js';
 import { temporaryDir } from './lib/cleanup.js';
 import { runBench } from './lib/runner.js';
-import { readProcessMemory, sampleRss } from './lib/processStats.js';
+import { processCpuSeconds, readProcessMemory, sampleRss } from './lib/processStats.js';
 import { scrapeMetrics, sleep, startServiceProcess } from './lib/serviceProcess.js';
 
 const progress = (message: string) => process.stderr.write(`${message}\n`);
@@ -115,10 +115,12 @@ async function burst(count: number, signed: boolean): Promise<Burst> {
   started = performance.now();
   const worker = await startServiceProcess(dataDir, { ROLE: 'worker', ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn' });
   const readyAt = performance.now();
+  const cpuAtReady = processCpuSeconds(worker.pid);
   const rss = sampleRss(worker.pid, 200);
   const deadline = Date.now() + 30 * 60_000;
   while (sink.keys.size < count && Date.now() < deadline) await sleep(50);
   const doneAt = performance.now();
+  const cpuAtDone = processCpuSeconds(worker.pid);
   await sleep(1_000); // anything sent twice would arrive now
   const memory = rss.stop();
   const metrics = await scrapeMetrics(worker);
@@ -140,6 +142,7 @@ async function burst(count: number, signed: boolean): Promise<Burst> {
       `  received by the sink        ${sink.received.toLocaleString('en-US')} requests, ${sink.keys.size.toLocaleString('en-US')} distinct Idempotency-Keys, ${sink.signed.toLocaleString('en-US')} signed`,
       `  first → last request        ${sendSeconds.toFixed(2)} s  = ${perSecond.toFixed(0)} deliveries/s`,
       `  worker ready → all received ${fromReady.toFixed(2)} s  = ${(count / fromReady).toFixed(0)} deliveries/s (outbox dispatch included)`,
+      `  worker CPU                  ${cpuAtReady === null || cpuAtDone === null ? 'n/a' : `${(((cpuAtDone - cpuAtReady) * 1000) / count).toFixed(2)} ms a delivery (user + system, ${(cpuAtDone - cpuAtReady).toFixed(1)} s)`}`,
       `  worker start-up             ${((readyAt - started) / 1000).toFixed(1)} s`,
       `  worker RSS                  ${mib(memory.first)} when ready, peak ${mib(memory.peak)} (VmHWM ${mib(highWater)})`,
       `  alertmon_deliveries_total{channel="webhook",outcome="delivered"} ${delivered}`,

@@ -6,6 +6,8 @@
 export const ALERT_STATUSES = ['triggered', 'acknowledged', 'resolved', 'archived'] as const;
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
 export const OPEN_STATUSES: readonly AlertStatus[] = ['triggered', 'acknowledged'];
+/** Where an acknowledgement came from: the API (console, SDKs) or a notification's acknowledge link. */
+export type AcknowledgedVia = 'api' | 'notification_link';
 /** The timestamp column a lifecycle action sets. */
 export type AlertStamp = 'acknowledged_at' | 'resolved_at' | 'archived_at';
 
@@ -55,6 +57,8 @@ export interface Alert {
   /** When its last notification (triggered or reminder) was written: reminders count from it. */
   notified_at: Date;
   updated_at: Date;
+  /** Read, never written by evaluation: null until acknowledged. */
+  acknowledged_via?: AcknowledgedVia | null;
 }
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
@@ -95,6 +99,7 @@ export function alertJson(a: Alert) {
     resolved_at: iso(a.resolved_at),
     archived_at: iso(a.archived_at),
     alerted_at: iso(a.alerted_at),
+    acknowledged_via: a.acknowledged_via ?? null,
   };
 }
 

@@ -4,9 +4,10 @@
 import { conflict, notFound } from '../errors.js';
 import type { Page } from '../page.js';
 import type { PostgresStore, Queryable } from '../stores/postgres.js';
-import type { Alert, AlertStatus } from './model.js';
+import { ackTokenMatches } from './ackTokens.js';
+import type { AcknowledgedVia, Alert, AlertStatus } from './model.js';
 import { insertNotifications, type NewNotification } from './outbox.js';
-import { findAlert, insertAlerts, listAlertRows, lockOpenAlerts, setAlertStatus, updateAlerts } from './store.js';
+import { findAlert, findAlertById, insertAlerts, listAlertRows, lockOpenAlerts, setAlertStatus, updateAlerts } from './store.js';
 import { isRepeated, transitionFor, type AlertAction } from './transitions.js';
 
 export function listAlerts(db: Queryable, workspaceId: string, page: Page, status?: AlertStatus): Promise<Alert[]> {
@@ -30,12 +31,36 @@ export async function applyAlertAction(db: PostgresStore, workspaceId: string, a
     const current = await findAlert(tx, workspaceId, alertId, true);
     if (!current) throw notFound('alert');
     if (isRepeated(action, current.status)) return current;
-    const transition = transitionFor(action, current.status);
-    if (!transition) throw conflict('invalid_transition', `An alert that is ${current.status} cannot be ${PAST[action]}.`);
-    const updated = await setAlertStatus(tx, workspaceId, alertId, transition.to, transition.stamp, now);
-    if (transition.notifies) await insertNotifications(tx, [{ type: transition.notifies, alert: updated }], now);
-    return updated;
+    return applyTransition(tx, current, action, now, 'api');
   });
+}
+
+async function applyTransition(tx: Queryable, current: Alert, action: AlertAction, now: Date, via: AcknowledgedVia): Promise<Alert> {
+  const transition = transitionFor(action, current.status);
+  if (!transition) throw conflict('invalid_transition', `An alert that is ${current.status} cannot be ${PAST[action]}.`);
+  const updated = await setAlertStatus(tx, current.workspace_id, current.alert_id, transition.to, transition.stamp, now, via);
+  if (transition.notifies) await insertNotifications(tx, [{ type: transition.notifies, alert: updated }], now);
+  return updated;
+}
+
+/**
+ * Acknowledges the alert through a notification's acknowledge link. A wrong token, another
+ * alert's token, an unknown alert and an alert no longer triggered all give the same 404, so
+ * the link tells nothing about alerts it does not open.
+ */
+export async function acknowledgeFromLink(db: PostgresStore, alertId: string, token: string, now: Date): Promise<Alert> {
+  return db.transaction(async (tx) => {
+    const current = await findAlertById(tx, alertId, true);
+    if (current?.status !== 'triggered' || !(await ackTokenMatches(tx, alertId, token))) throw notFound('alert');
+    return applyTransition(tx, current, 'acknowledge', now, 'notification_link');
+  });
+}
+
+/** Whether the link opens its alert now (the page's GET): the same checks as acknowledgeFromLink, changing nothing. */
+export async function ackLinkOpens(db: Queryable, alertId: string, token: string): Promise<Alert> {
+  const alert = await findAlertById(db, alertId);
+  if (alert?.status !== 'triggered' || !(await ackTokenMatches(db, alertId, token))) throw notFound('alert');
+  return alert;
 }
 
 const PAST: Record<AlertAction, string> = { acknowledge: 'acknowledged', resolve: 'resolved', archive: 'archived' };

@@ -3,16 +3,19 @@
 // many policies a cycle touches; the caller holds the transaction.
 import type { Page } from '../page.js';
 import type { Queryable } from '../stores/postgres.js';
-import type { Alert, AlertStamp, AlertStatus } from './model.js';
+import type { AcknowledgedVia, Alert, AlertStamp, AlertStatus } from './model.js';
 
 export const ALERT_COLUMNS = `alert_id, workspace_id, policy_id, event_id, agent, event, title, channel, period, aggregate,
   condition, threshold, severity, recovery_threshold, compare_to, value, aggregate_value, comparison_value, comparison_bucket_start,
   count, min, max, bucket_start, bucket_end, breaching_since, breaching_buckets, peak_value, silent_since, status, triggered_at,
   acknowledged_at, resolved_at, archived_at, alerted_at, notified_at, updated_at`;
 
+/** What reads return: the columns evaluation writes, and how the alert was acknowledged (set by the lifecycle actions only). */
+const READ_COLUMNS = `${ALERT_COLUMNS}, acknowledged_via`;
+
 export function listAlertRows(db: Queryable, workspaceId: string, page: Page, status?: AlertStatus): Promise<Alert[]> {
   return db.query<Alert>(
-    `SELECT ${ALERT_COLUMNS} FROM alerts
+    `SELECT ${READ_COLUMNS} FROM alerts
      WHERE workspace_id = $1 AND ($2::text IS NULL OR status = $2)
      ORDER BY triggered_at DESC, alert_id DESC LIMIT $3 OFFSET $4`,
     [workspaceId, status ?? null, page.limit, page.offset],
@@ -21,11 +24,26 @@ export function listAlertRows(db: Queryable, workspaceId: string, page: Page, st
 
 /** The alert, or null; `forUpdate` locks it until the transaction ends. */
 export async function findAlert(db: Queryable, workspaceId: string, alertId: string, forUpdate = false): Promise<Alert | null> {
-  const rows = await db.query<Alert>(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE workspace_id = $1 AND alert_id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [
+  const rows = await db.query<Alert>(`SELECT ${READ_COLUMNS} FROM alerts WHERE workspace_id = $1 AND alert_id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [
     workspaceId,
     alertId,
   ]);
   return rows[0] ?? null;
+}
+
+/** The alert whatever its workspace (an acknowledge link names none); `forUpdate` locks it until the transaction ends. */
+export async function findAlertById(db: Queryable, alertId: string, forUpdate = false): Promise<Alert | null> {
+  const rows = await db.query<Alert>(`SELECT ${READ_COLUMNS} FROM alerts WHERE alert_id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [alertId]);
+  return rows[0] ?? null;
+}
+
+/**
+ * These alerts, locked until the transaction ends; one that another transaction holds is
+ * skipped (its caller tries again later), so this never waits and never deadlocks.
+ */
+export function lockAlertsSkippingLocked(tx: Queryable, alertIds: readonly string[]): Promise<Alert[]> {
+  if (alertIds.length === 0) return Promise.resolve([]);
+  return tx.query<Alert>(`SELECT ${READ_COLUMNS} FROM alerts WHERE alert_id = ANY ($1::uuid[]) ORDER BY alert_id FOR UPDATE SKIP LOCKED`, [alertIds]);
 }
 
 /** Moves an alert to `status`, setting the timestamp column the transition names. */
@@ -36,11 +54,13 @@ export async function setAlertStatus(
   status: AlertStatus,
   stampColumn: AlertStamp,
   at: Date,
+  via: AcknowledgedVia = 'api',
 ): Promise<Alert> {
+  const via_ = stampColumn === 'acknowledged_at' ? ', acknowledged_via = $5' : '';
   const rows = await db.query<Alert>(
-    `UPDATE alerts SET status = $3, ${stampColumn} = $4, updated_at = $4
-     WHERE workspace_id = $1 AND alert_id = $2 RETURNING ${ALERT_COLUMNS}`,
-    [workspaceId, alertId, status, at],
+    `UPDATE alerts SET status = $3, ${stampColumn} = $4, updated_at = $4${via_}
+     WHERE workspace_id = $1 AND alert_id = $2 RETURNING ${READ_COLUMNS}`,
+    via_ === '' ? [workspaceId, alertId, status, at] : [workspaceId, alertId, status, at, via],
   );
   return rows[0]!;
 }

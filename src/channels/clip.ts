@@ -45,12 +45,39 @@ export interface MessageMarkup {
   /** What surrounds the headline (bold). */
   readonly open: string;
   readonly close: string;
-  /** One escape or entity that must not be cut. */
+  /** One escape, entity or tag that must not be cut. */
   readonly atom: RegExp | null;
+  /** Whether a tag left open by a cut is closed after it (HTML, where an unclosed tag is refused). */
+  readonly closesTags?: boolean;
 }
 
 /** The headline's share of a message that does not fit: a long title leaves room for the facts below it. */
 const HEADLINE_SHARE = 0.25;
+
+const TAG = /<(\/?)([a-zA-Z][\w-]*)[^<>]*>/g;
+
+/** The closing tags of the tags `text` leaves open, innermost first. */
+function closersOf(text: string): string {
+  const open: string[] = [];
+  for (const [, closing, name] of text.matchAll(TAG)) {
+    if (closing === '') open.push(name!.toLowerCase());
+    else if (open.at(-1) === name!.toLowerCase()) open.pop();
+  }
+  return open
+    .reverse()
+    .map((name) => `</${name}>`)
+    .join('');
+}
+
+/** clipText, and for markup that needs it the tags a cut left open closed, all within `max`. */
+function clipMarkedUp(text: string, max: number, markup: MessageMarkup): string {
+  const clipped = clipText(text, max, markup.atom);
+  if (!markup.closesTags || clipped === text) return clipped;
+  const closers = closersOf(clipped);
+  if (clipped.length + closers.length <= max) return clipped + closers;
+  const shorter = clipText(text, Math.max(0, max - closers.length), markup.atom);
+  return shorter + closersOf(shorter);
+}
 
 /**
  * Lines as one marked-up message of at most `max` characters: the headline (first line) in
@@ -59,11 +86,19 @@ const HEADLINE_SHARE = 0.25;
  */
 export function clippedMessage(lines: readonly string[], max: number, markup: MessageMarkup): string {
   const [headline = '', ...rest] = lines;
-  const body = rest.map(markup.escape).join('\n');
+  return clippedParts(markup.escape(headline), rest.map(markup.escape).join('\n'), max, markup);
+}
+
+/**
+ * A headline and a body already in the channel's markup (escaped, or rendered from a template
+ * whose values were escaped) as one message of at most `max` characters, cut as clippedMessage
+ * cuts: never inside an escape, entity or tag, tags left open closed where the markup needs it.
+ */
+export function clippedParts(headline: string, body: string, max: number, markup: MessageMarkup): string {
   const wrap = (text: string) => `${markup.open}${text}${markup.close}`;
-  const whole = [wrap(markup.escape(headline)), body].join('\n');
+  const whole = [wrap(headline), body].join('\n');
   if (whole.length <= max) return whole;
   const headlineRoom = Math.max(Math.floor(max * HEADLINE_SHARE), max - body.length - 1) - markup.open.length - markup.close.length;
-  const head = wrap(clipText(markup.escape(headline), headlineRoom, markup.atom));
-  return body === '' ? head : `${head}\n${clipText(body, max - head.length - 1, markup.atom)}`;
+  const head = wrap(clipMarkedUp(headline, headlineRoom, markup));
+  return body === '' ? head : `${head}\n${clipMarkedUp(body, max - head.length - 1, markup)}`;
 }

@@ -2,10 +2,10 @@
 // DISCORD_WEBHOOK_ORIGINS with /webhooks/ in its path, its last path segment is the token. The
 // message goes in `content` (at most 2000 characters). Discord answers 204, or 429 with
 // Retry-After and a JSON retry_after in seconds.
-import { clippedMessage, type MessageMarkup } from './clip.js';
+import type { MessageMarkup } from './clip.js';
+import { BUILT_IN, chatMessage } from './compose.js';
 import { abbreviateLastPathSegment, lastPathSegmentSecrets, noCredentials, parseHttpUrl, requireUrl } from './configRules.js';
 import { jsonOf, postJson } from './httpPost.js';
-import { messageLines } from './message.js';
 import type { ChannelModule } from './types.js';
 
 const MAX_CONTENT = 2000;
@@ -45,8 +45,8 @@ export const discordChannel: ChannelModule = {
     return abbreviateLastPathSegment(config.url ?? '');
   },
 
-  send({ destination, notification, settings }) {
-    const content = clippedMessage(messageLines(notification), MAX_CONTENT, MARKDOWN);
+  send({ destination, notification, settings, rendering = BUILT_IN }) {
+    const content = chatMessage(notification, rendering, MAX_CONTENT, MARKDOWN);
     return postJson(destination.url!, { content, allowed_mentions: { parse: [] } }, settings, {
       guard: false,
       secrets: discordChannel.secretsOf(destination),

@@ -6,7 +6,7 @@ import type { Transporter } from 'nodemailer';
 import { decoded, redactKnownSecrets, secretList } from '../redaction.js';
 import { clipText } from './clip.js';
 import { noCredentials } from './configRules.js';
-import { emailSubject, messageText } from './message.js';
+import { BUILT_IN, emailContent } from './compose.js';
 import { delivered, failure, shortAnswer, type Outcome } from './outcome.js';
 import type { ChannelModule, ChannelSettings } from './types.js';
 
@@ -99,17 +99,19 @@ export const emailChannel: ChannelModule = {
     return `mailto:${recipient(config.url, ownerEmail) ?? '(workspace owner, no address)'}`;
   },
 
-  async send({ destination, notification, ownerEmail, settings }) {
+  async send({ destination, notification, ownerEmail, settings, rendering = BUILT_IN }) {
     const to = recipient(destination.url, ownerEmail);
     if (to === null) return failure('final', 'not_configured', 'no recipient: the destination has no address and the workspace owner has no email');
     // Retried, not dropped: the operator can set SMTP_URL and restart.
     if (settings.channels.smtpUrl === null) return failure('retry', 'not_configured', 'SMTP_URL is not configured; email cannot be sent');
+    const content = emailContent(notification, rendering);
     try {
       const info = await transportFor(settings).sendMail({
         from: settings.channels.emailFrom,
         to,
-        subject: clipText(emailSubject(notification), MAX_SUBJECT),
-        text: messageText(notification),
+        subject: clipText(content.subject, MAX_SUBJECT),
+        text: content.text,
+        ...(content.html === null ? {} : { html: content.html }),
         headers: { 'X-Alertmon-Notification-Id': notification.id },
       });
       return (info.rejected ?? []).length > 0 ? failure('final', 'smtp_permanent', `SMTP server refused the recipient ${to}`) : delivered(null);

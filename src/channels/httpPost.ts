@@ -1,11 +1,23 @@
 // One JSON POST for the HTTP channels, with got: a time-out over the whole request, no
 // redirects, no retries of its own (the worker retries, with a record of each try), and,
 // for user-chosen targets, the SSRF guard's lookup.
+import http from 'node:http';
+import https from 'node:https';
 import got, { RequestError } from 'got';
 import { redactKnownSecrets, secretList } from '../redaction.js';
 import { classifyHttpStatus, failure, parseRetryAfter, shortAnswer, type Outcome } from './outcome.js';
 import { assertPublicUrl, BlockedTargetError, guardedLookup } from './ssrfGuard.js';
 import type { ChannelSettings } from './types.js';
+
+/**
+ * Connections kept open between sends: a storm to one target reuses them rather than opening
+ * one per notification. Guarded requests (user-chosen targets) have agents of their own, so
+ * a connection is reused only by requests it was checked for.
+ */
+const agents = {
+  guarded: { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) },
+  trusted: { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) },
+};
 
 export interface HttpAnswer {
   readonly status: number;
@@ -40,6 +52,7 @@ export async function postJson(url: string, payload: unknown, settings: ChannelS
       followRedirect: false,
       retry: { limit: 0 },
       timeout: { request: settings.delivery.timeoutMs },
+      agent: guarded ? agents.guarded : agents.trusted,
       ...(guarded ? { dnsLookup: guardedLookup as never } : {}),
     });
     const retryAfter = response.headers['retry-after'];

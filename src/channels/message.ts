@@ -35,7 +35,14 @@ function headline(notification: Notification): string {
   if (notification.type === 'test') return `[TEST] ${title}`;
   if (notification.type === 'alert.resolved') return `[RESOLVED] ${title}`;
   if (notification.type === 'alert.reminder') return `[REMINDER] [${severity}] ${title}`;
+  if (notification.type === 'alert.escalated') return `[ESCALATED${escalationWords(alert)}] [${severity}] ${title}`;
   return `[${severity}] ${title}`;
+}
+
+/** " step 2 of 3, round 1" */
+function escalationWords(alert: NotifiedAlert): string {
+  const e = alert.escalation;
+  return e ? ` step ${e.step} of ${e.of}, round ${e.round}` : '';
 }
 
 const COMPARISON_WORDS: Record<string, (period: string) => string> = {
@@ -114,7 +121,9 @@ function contextLines(alert: NotifiedAlert): string[] {
 function whenLine(notification: Notification): string {
   const alert = notification.alert;
   if (notification.type === 'alert.resolved') return `Resolved at ${String(alert.resolved_at ?? new Date().toISOString())}`;
-  if (notification.type === 'alert.reminder') return `Triggered at ${String(alert.triggered_at)}, still triggered and not acknowledged`;
+  if (notification.type === 'alert.reminder' || notification.type === 'alert.escalated') {
+    return `Triggered at ${String(alert.triggered_at)}, still triggered and not acknowledged`;
+  }
   return `Triggered at ${String(alert.triggered_at ?? new Date().toISOString())}`;
 }
 
@@ -122,6 +131,8 @@ function whenLine(notification: Notification): string {
 export function messageLines(notification: Notification): string[] {
   const alert = notification.alert;
   const lines = [headline(notification)];
+  // Second, so that a message cut to the provider's limit keeps it whole.
+  if (typeof alert.ack_url === 'string') lines.push(`Acknowledge: ${alert.ack_url}`);
   if (notification.type === 'test') lines.push('This is a test notification from alertmon: the destination works.');
   lines.push(`${String(alert.agent ?? 'default')} / ${String(alert.event ?? '')}`);
   lines.push(ruleLine(alert, notification.type === 'alert.resolved'));
@@ -143,5 +154,8 @@ export function emailSubject(notification: Notification): string {
   if (notification.type === 'test') return `[alertmon test] ${title}`;
   if (notification.type === 'alert.resolved') return `[alertmon] Resolved: ${title}`;
   if (notification.type === 'alert.reminder') return `[alertmon] Reminder, ${String(alert.severity ?? 'info').toUpperCase()}: ${title}`;
+  if (notification.type === 'alert.escalated') {
+    return `[alertmon] Escalated${escalationWords(alert)}, ${String(alert.severity ?? 'info').toUpperCase()}: ${title}`;
+  }
   return `[alertmon] ${String(alert.severity ?? 'info').toUpperCase()}: ${title}`;
 }

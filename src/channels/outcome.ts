@@ -15,7 +15,8 @@ export type FailureReason =
   | 'destination_disabled'
   | 'internal_error'
   | 'smtp_temporary'
-  | 'smtp_permanent';
+  | 'smtp_permanent'
+  | 'template_error';
 
 export interface Delivered {
   readonly result: 'delivered';

@@ -3,21 +3,21 @@
 // mrkdwn in one section block (and in `text`, the notification's fallback), cut to 3,000
 // characters. Slack answers 200 "ok", 4xx with a reason word (invalid_payload,
 // no_service, channel_is_archived …), 429 with Retry-After.
-import { clippedMessage, type MessageMarkup } from './clip.js';
+import type { MessageMarkup } from './clip.js';
+import { BUILT_IN, chatMessage } from './compose.js';
 import { abbreviateLastPathSegment, lastPathSegmentSecrets, noCredentials, parseHttpUrl, requireUrl } from './configRules.js';
 import { postJson } from './httpPost.js';
-import { messageLines } from './message.js';
 import type { ChannelModule } from './types.js';
 
 /** Slack's limit for a section block's text. */
 const MAX_SECTION_TEXT = 3000;
 
-/** Slack's mrkdwn treats &, < and > as markup; the headline is bold. */
+/** Slack's mrkdwn treats &, < and > as markup; the headline is bold. A template's <link|text> is never cut. */
 const MRKDWN: MessageMarkup = {
   escape: (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
   open: '*',
   close: '*',
-  atom: /&(?:amp|lt|gt);/,
+  atom: /&(?:amp|lt|gt);|<[^<>]*>/,
 };
 
 export const slackChannel: ChannelModule = {
@@ -42,8 +42,8 @@ export const slackChannel: ChannelModule = {
     return abbreviateLastPathSegment(config.url ?? '');
   },
 
-  send({ destination, notification, settings }) {
-    const text = clippedMessage(messageLines(notification), MAX_SECTION_TEXT, MRKDWN);
+  send({ destination, notification, settings, rendering = BUILT_IN }) {
+    const text = chatMessage(notification, rendering, MAX_SECTION_TEXT, MRKDWN);
     // `text` is the notification's fallback; the block is what the channel shows.
     const blocks = [{ type: 'section', text: { type: 'mrkdwn', text } }];
     return postJson(destination.url!, { text, blocks }, settings, { guard: false, secrets: slackChannel.secretsOf(destination) });

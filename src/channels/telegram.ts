@@ -6,18 +6,23 @@ import type { ErrorDetail } from '../errors.js';
 import { abbreviateSecret } from '../redaction.js';
 import { credentialSecrets } from './configRules.js';
 import { jsonOf, postJson } from './httpPost.js';
-import { clippedMessage, type MessageMarkup } from './clip.js';
-import { messageLines } from './message.js';
+import type { MessageMarkup } from './clip.js';
+import { BUILT_IN, chatMessage } from './compose.js';
 import type { ChannelModule } from './types.js';
 
 const MAX_TEXT = 4096;
 
-/** Telegram's HTML parse mode: &, < and > escaped, the headline in <b>. */
+/**
+ * Telegram's HTML parse mode: &, <, > and " escaped (a value may sit in a template's href), the
+ * headline in <b>. A template's own tags are never cut, and a cut closes those it left open
+ * (Telegram refuses unbalanced tags).
+ */
 const HTML: MessageMarkup = {
-  escape: (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+  escape: (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'),
   open: '<b>',
   close: '</b>',
-  atom: /&(?:amp|lt|gt);/,
+  atom: /&(?:amp|lt|gt|quot);|<[^<>]*>/,
+  closesTags: true,
 };
 
 function retryAfterFromBody(body: string): number | null {
@@ -54,11 +59,11 @@ export const telegramChannel: ChannelModule = {
     return `${settings.channels.telegramApiOrigin}/bot${abbreviateSecret(token)}/sendMessage?chat_id=${String(config.credentials?.chat_id ?? '')}`;
   },
 
-  send({ destination, notification, settings }) {
+  send({ destination, notification, settings, rendering = BUILT_IN }) {
     const { bot_token: token, chat_id: chatId } = destination.credentials ?? {};
     return postJson(
       `${settings.channels.telegramApiOrigin}/bot${String(token)}/sendMessage`,
-      { chat_id: chatId, text: clippedMessage(messageLines(notification), MAX_TEXT, HTML), parse_mode: 'HTML', disable_web_page_preview: true },
+      { chat_id: chatId, text: chatMessage(notification, rendering, MAX_TEXT, HTML), parse_mode: 'HTML', disable_web_page_preview: true },
       settings,
       { guard: false, secrets: telegramChannel.secretsOf(destination), retryAfterFromBody },
     );

@@ -2,6 +2,8 @@
 // delivery need nothing channel-specific: one registry line per channel (registry.ts).
 import type { Notification } from '../alerts/outbox.js';
 import type { Config } from '../config.js';
+import type { Rendering } from './compose.js';
+import type { PublicLinks } from '../publicLinks.js';
 import type { ErrorDetail } from '../errors.js';
 import type { Outcome } from './outcome.js';
 import type { SigningSecrets } from './webhookSignature.js';
@@ -18,8 +20,8 @@ export interface ChannelConfig extends SigningSecrets {
   readonly credentials: Credentials | null;
 }
 
-/** Configuration the channels validate and send with. */
-export type ChannelSettings = Pick<Config, 'delivery' | 'channels'>;
+/** Configuration the channels validate and send with, and the links messages carry back to the service. */
+export type ChannelSettings = Pick<Config, 'delivery' | 'channels'> & { readonly links: PublicLinks };
 
 export interface ValidationContext {
   readonly channels: Config['channels'];
@@ -33,6 +35,8 @@ export interface SendRequest {
   /** The workspace owner's email, for email destinations without a url. */
   readonly ownerEmail: string | null;
   readonly settings: ChannelSettings;
+  /** The destination's templates and their variables; absent: the built-in messages. */
+  readonly rendering?: Rendering;
 }
 
 export interface ChannelModule {

@@ -2,10 +2,15 @@
 // http(s) URL, with the destination's Authorization value when set, an Idempotency-Key that
 // stays the same across retries and re-sends, so a receiver can drop a repeat, and the
 // Standard Webhooks signature headers (webhookSignature.ts). Targets pass the SSRF guard.
+import type { Notification } from '../alerts/outbox.js';
 import type { ErrorDetail } from '../errors.js';
 import { ABBREVIATION_MARK, abbreviateSecret, decoded } from '../redaction.js';
 import { credentialSecrets, parseHttpUrl, requireUrl } from './configRules.js';
+import { BUILT_IN, type Rendering } from './compose.js';
 import { postJson } from './httpPost.js';
+import { failure } from './outcome.js';
+import { plainText, renderBodyTemplate, renderTemplate } from './templates.js';
+import { templateView } from './templateView.js';
 import type { ChannelModule } from './types.js';
 import { secretsInForce, signatureHeaders } from './webhookSignature.js';
 
@@ -71,6 +76,33 @@ function urlSecrets(url: string | null): string[] {
   return [parsed.password, ...longSegments, ...values].filter((part) => part !== '').flatMap((part) => [part, decoded(part)]);
 }
 
+/**
+ * The JSON body (docs/api.md, What is sent): {"type", "alert"}, with "title" and "message" from
+ * the destination's templates when it has them; its body_template rendered instead when set;
+ * for a group {"type": "alert.group", "group_type", "alerts", "count"}. An Error when the body
+ * template does not render a JSON object for this alert.
+ */
+export function webhookBody(notification: Notification, rendering: Rendering): Record<string, unknown> | Error {
+  if (notification.type === 'alert.group') {
+    const { type, alerts } = notification.group!;
+    // An alert as the API shows it: a notification's internal fields (an acknowledge token) never go out as they are.
+    const shown = alerts.map((alert) => Object.fromEntries(Object.entries(alert).filter(([name]) => name !== 'ack_token')));
+    return { type: 'alert.group', group_type: type, alerts: shown, count: alerts.length };
+  }
+  // An escalation step's position travels beside the alert: {"type": "alert.escalated", "alert": {…}, "escalation": {step, of, round}}.
+  const { escalation, ...alert } = notification.alert;
+  const built = { type: notification.type, alert, ...(escalation ? { escalation } : {}) };
+  const { title_template: title, message_template: message, body_template: body } = rendering.templates;
+  if (title === null && message === null && body === null) return built;
+  const view = templateView(notification.alert, rendering.context);
+  if (body !== null) return renderBodyTemplate(body, view);
+  return {
+    ...built,
+    ...(title === null ? {} : { title: renderTemplate(title, view, plainText) }),
+    ...(message === null ? {} : { message: renderTemplate(message, view, plainText) }),
+  };
+}
+
 export const webhookChannel: ChannelModule = {
   configProblems(config) {
     const missing = requireUrl(config, 'the absolute http(s) URL to POST to');
@@ -99,10 +131,12 @@ export const webhookChannel: ChannelModule = {
     return presentWebhookUrl(config.url ?? '');
   },
 
-  send({ destination, notification, settings }) {
+  async send({ destination, notification, settings, rendering = BUILT_IN }) {
     const authorization = destination.credentials?.authorization;
     const signing = secretsInForce(destination, Date.now());
-    return postJson(destination.url!, { type: notification.type, alert: notification.alert }, settings, {
+    const body = webhookBody(notification, rendering);
+    if (body instanceof Error) return failure('final', 'template_error', `not sent: the body_template ${body.message} for this alert`);
+    return postJson(destination.url!, body, settings, {
       guard: true,
       secrets: [...webhookChannel.secretsOf(destination), ...signing],
       headers: {

@@ -91,7 +91,17 @@ export interface ClaimedAttempt {
   readonly attempt: number;
   readonly destination: Pick<
     Destination,
-    'destination_id' | 'channel' | 'url' | 'credentials' | 'enabled' | 'signing_secret' | 'previous_signing_secret' | 'previous_signing_secret_expires_at'
+    | 'destination_id'
+    | 'channel'
+    | 'url'
+    | 'credentials'
+    | 'enabled'
+    | 'signing_secret'
+    | 'previous_signing_secret'
+    | 'previous_signing_secret_expires_at'
+    | 'title_template'
+    | 'message_template'
+    | 'body_template'
   >;
   readonly alert: NotifiedAlert | null;
   readonly ownerEmail: string | null;
@@ -113,6 +123,9 @@ interface ClaimRow {
   signing_secret: string | null;
   previous_signing_secret: string | null;
   previous_signing_secret_expires_at: Date | null;
+  title_template: string | null;
+  message_template: string | null;
+  body_template: string | null;
   alert: NotifiedAlert | null;
   owner_email: string | null;
 }
@@ -179,7 +192,7 @@ export async function claimDueAttempts(db: Queryable, limit: number, leaseMs: nu
      )
      SELECT c.attempt_id, c.workspace_id, c.alert_id, c.notification_id, c.kind, c.type, c.attempt, c.destination_id,
             d.channel, d.url, d.credentials, d.enabled, d.signing_secret, d.previous_signing_secret,
-            d.previous_signing_secret_expires_at, n.alert, w.email AS owner_email
+            d.previous_signing_secret_expires_at, d.title_template, d.message_template, d.body_template, n.alert, w.email AS owner_email
      FROM claimed c
      JOIN destinations d ON d.destination_id = c.destination_id
      JOIN workspaces w ON w.user_id = c.workspace_id
@@ -213,6 +226,9 @@ export async function claimDueAttempts(db: Queryable, limit: number, leaseMs: nu
       signing_secret: r.signing_secret,
       previous_signing_secret: r.previous_signing_secret,
       previous_signing_secret_expires_at: r.previous_signing_secret_expires_at,
+      title_template: r.title_template,
+      message_template: r.message_template,
+      body_template: r.body_template,
     },
     alert: r.alert,
     ownerEmail: r.owner_email,

@@ -8,10 +8,13 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { PostgresStore } from '../stores/postgres.js';
 import { recordAttemptResults, type AttemptKind } from './attempts.js';
+import { withLinks } from '../channels/links.js';
 import { channelModule } from '../channels/registry.js';
 import { failure, type Outcome } from '../channels/outcome.js';
 import { nextStep, type NextStep } from './retryPolicy.js';
 import type { Notification } from '../alerts/outbox.js';
+import type { DestinationTemplates } from '../channels/templates.js';
+import { renderingFor } from './rendering.js';
 import type { DeliverySettings } from './types.js';
 
 export interface DeliveryDeps {
@@ -28,7 +31,7 @@ export interface AttemptToSend {
   readonly workspaceId: string;
   readonly kind: AttemptKind;
   readonly attempt: number;
-  readonly destination: DestinationConfig & { readonly destination_id: string; readonly enabled: boolean };
+  readonly destination: DestinationConfig & Partial<DestinationTemplates> & { readonly destination_id: string; readonly enabled: boolean };
   readonly notification: Notification | null;
   readonly ownerEmail: string | null;
 }
@@ -50,9 +53,10 @@ async function sendThroughChannel(deps: DeliveryDeps, item: AttemptToSend): Prom
   if (item.notification === null) return failure('final', 'not_configured', 'not sent: the notification no longer exists');
   return channelModule(item.destination.channel).send({
     destination: item.destination,
-    notification: item.notification,
+    notification: withLinks(item.notification, deps.settings.links),
     ownerEmail: item.ownerEmail,
     settings: deps.settings,
+    rendering: await renderingFor(deps.postgres, deps.settings, item.workspaceId, item.destination, item.notification),
   });
 }
 

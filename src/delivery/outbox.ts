@@ -10,6 +10,7 @@ import type { Credentials } from '../channels/types.js';
 import { silencedNotificationIds } from '../silences/check.js';
 import type { PostgresStore } from '../stores/postgres.js';
 import { insertPendingAttempts, type NewAttempt } from './attempts.js';
+import { holdForGrouping } from './groups.js';
 import type { DeliverySettings } from './types.js';
 
 interface PendingNotification {
@@ -34,10 +35,11 @@ export async function dispatchNotifications(
 ): Promise<{ notifications: number; attempts: number }> {
   if (!(await outboxHas(postgres, 'undispatched'))) return { notifications: 0, attempts: 0 };
   return postgres.transaction(async (tx) => {
-    // Routing (docs/api.md, Destinations and deliveries): scope all, or the alert's policy among the destination's policy_ids.
+    // Routing (docs/api.md, Destinations and deliveries): scope all, or the alert's policy among the destination's policy_ids;
+    // a notification that names its destinations (an escalation step) goes to those.
     const rows = await tx.query<PendingNotification>(
       `WITH picked AS (
-         SELECT notification_id, workspace_id, alert_id, policy_id, type, created_at FROM alert_notifications
+         SELECT notification_id, workspace_id, alert_id, policy_id, type, created_at, destination_ids FROM alert_notifications
          WHERE dispatched_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED
        )
        SELECT p.notification_id, p.workspace_id, p.alert_id, p.policy_id, p.type, p.created_at,
@@ -45,7 +47,8 @@ export async function dispatchNotifications(
        FROM picked p
        JOIN workspaces w ON w.user_id = p.workspace_id
        LEFT JOIN destinations d ON d.workspace_id = p.workspace_id AND d.enabled
-         AND (d.scope = 'all' OR p.policy_id = ANY (d.policy_ids))
+         AND CASE WHEN p.destination_ids IS NULL THEN d.scope = 'all' OR p.policy_id = ANY (d.policy_ids)
+                  ELSE d.destination_id = ANY (p.destination_ids) END
        ORDER BY p.created_at, p.notification_id, d.created_at`,
       [limit],
     );
@@ -69,10 +72,12 @@ export async function dispatchNotifications(
       tx,
       notifications.map((r) => ({ notificationId: r.notification_id, workspaceId: r.workspace_id, policyId: r.policy_id, at: r.created_at })),
     );
-    await insertPendingAttempts(
+    const pending = await insertPendingAttempts(
       tx,
       attempts.filter((a) => !silenced.has(a.notificationId!)),
     );
+    // Grouping: a destination's window holds some of them, to be sent as one (groups.ts).
+    await holdForGrouping(tx, pending);
     await insertPendingAttempts(
       tx,
       attempts.filter((a) => silenced.has(a.notificationId!)),

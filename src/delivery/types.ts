@@ -1,4 +1,5 @@
 import type { ChannelSettings } from '../channels/types.js';
+import type { Config } from '../config.js';
 
-/** Configuration the delivery path and its channels run with. */
-export type DeliverySettings = ChannelSettings;
+/** Configuration the delivery path and its channels run with (http: the service's address, for links in messages). */
+export type DeliverySettings = ChannelSettings & Pick<Config, 'http'>;

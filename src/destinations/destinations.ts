@@ -6,6 +6,7 @@ import type { PageOrAll } from '../page.js';
 import { newId } from '../ids.js';
 import { channelConfigProblems, channelModule, isChannel, mergeSentBack } from '../channels/registry.js';
 import { newSigningSecret, ROTATION_OVERLAP_MS } from '../channels/webhookSignature.js';
+import { templateProblems } from '../channels/templates.js';
 import type { ValidationContext } from '../channels/types.js';
 import type { PostgresStore, Queryable } from '../stores/postgres.js';
 import {
@@ -19,7 +20,7 @@ import {
   updateDestinationRow,
   type StoredFields,
 } from './store.js';
-import { CHANNELS, SCOPES, type Channel, type Destination, type DestinationInput, type Scope } from './types.js';
+import { CHANNELS, SCOPES, type Channel, type Destination, type DestinationInput, type MessageOptions, type Scope } from './types.js';
 
 /** The channels' configuration (provider origins) the rules check against. */
 export type ChannelRules = ValidationContext['channels'];
@@ -51,6 +52,7 @@ export async function createDestination(
     policy_ids: normalisePolicyIds(input.policy_ids ?? []),
     enabled: input.enabled ?? true,
     signing_secret: null,
+    ...messageOptionsOf(input, null),
   };
   await validate(db, workspaceId, fields, channels);
   return db.transaction(async (tx) => {
@@ -76,6 +78,7 @@ export async function updateDestination(db: Queryable, workspaceId: string, id: 
     policy_ids: normalisePolicyIds(policyIds),
     enabled: input.enabled ?? current.enabled,
     signing_secret: current.signing_secret,
+    ...messageOptionsOf(input, current),
   };
   await validate(db, workspaceId, fields, channels);
   // A destination that becomes a webhook gets a secret (read it by rotating); one that stops being one loses it.
@@ -96,6 +99,18 @@ export async function rotateSigningSecret(db: Queryable, workspaceId: string, id
   return rotated;
 }
 
+/** The grouping window and templates a write stores: those given, else the current ones (create: none); an empty template is none. */
+function messageOptionsOf(input: DestinationInput, current: MessageOptions | null): MessageOptions {
+  const template = (given: string | null | undefined, stored: string | null) =>
+    given === undefined ? stored : given === null || given.trim() === '' ? null : given;
+  return {
+    group_window_seconds: input.group_window_seconds ?? current?.group_window_seconds ?? 0,
+    title_template: template(input.title_template, current?.title_template ?? null),
+    message_template: template(input.message_template, current?.message_template ?? null),
+    body_template: template(input.body_template, current?.body_template ?? null),
+  };
+}
+
 function normalisePolicyIds(ids: readonly string[]): string[] {
   return [...new Set(ids.map((id) => id.toLowerCase()))];
 }
@@ -107,6 +122,7 @@ async function validate(db: Queryable, workspaceId: string, fields: StoredFields
   const problems: ErrorDetail[] = [...scopeProblems(fields)];
   const ownerEmail = fields.channel === 'email' && fields.url === null ? await ownerEmailOf(db, workspaceId) : null;
   problems.push(...channelConfigProblems(fields.channel, fields, { channels, ownerEmail }));
+  problems.push(...templateProblems(fields, fields.channel));
   if (fields.scope === 'policies') {
     for (const id of await unknownPolicyIds(db, workspaceId, fields.policy_ids)) {
       const index = fields.policy_ids.indexOf(id);

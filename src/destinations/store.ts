@@ -1,16 +1,21 @@
 // Destinations in Postgres. Every function takes the workspace and filters by it.
 import type { PageOrAll } from '../page.js';
 import type { Queryable } from '../stores/postgres.js';
-import type { Destination, DestinationConfig, Scope } from './types.js';
+import type { Destination, DestinationConfig, MessageOptions, Scope } from './types.js';
 
 const COLUMNS = `destination_id, workspace_id, channel, url, credentials, scope, policy_ids::text[] AS policy_ids, enabled,
-  created_at, updated_at, last_delivered_at, last_error, signing_secret, previous_signing_secret, previous_signing_secret_expires_at`;
+  created_at, updated_at, last_delivered_at, last_error, signing_secret, previous_signing_secret, previous_signing_secret_expires_at,
+  group_window_seconds, title_template, message_template, body_template`;
 
-export interface StoredFields extends DestinationConfig {
+export interface StoredFields extends DestinationConfig, MessageOptions {
   readonly scope: Scope;
   readonly policy_ids: readonly string[];
   readonly enabled: boolean;
   readonly signing_secret: string | null;
+}
+
+function messageOptions(fields: MessageOptions): unknown[] {
+  return [fields.group_window_seconds, fields.title_template, fields.message_template, fields.body_template];
 }
 
 /**
@@ -25,9 +30,21 @@ export async function lockAndCountDestinations(db: Queryable, workspaceId: strin
 
 export async function insertDestination(db: Queryable, workspaceId: string, id: string, fields: StoredFields): Promise<Destination> {
   const rows = await db.query<Destination>(
-    `INSERT INTO destinations (destination_id, workspace_id, channel, url, credentials, scope, policy_ids, enabled, signing_secret)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::uuid[], $8, $9) RETURNING ${COLUMNS}`,
-    [id, workspaceId, fields.channel, fields.url, fields.credentials, fields.scope, fields.policy_ids, fields.enabled, fields.signing_secret],
+    `INSERT INTO destinations (destination_id, workspace_id, channel, url, credentials, scope, policy_ids, enabled, signing_secret,
+       group_window_seconds, title_template, message_template, body_template)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::uuid[], $8, $9, $10, $11, $12, $13) RETURNING ${COLUMNS}`,
+    [
+      id,
+      workspaceId,
+      fields.channel,
+      fields.url,
+      fields.credentials,
+      fields.scope,
+      fields.policy_ids,
+      fields.enabled,
+      fields.signing_secret,
+      ...messageOptions(fields),
+    ],
   );
   return rows[0]!;
 }
@@ -35,11 +52,22 @@ export async function insertDestination(db: Queryable, workspaceId: string, id: 
 export async function updateDestinationRow(db: Queryable, workspaceId: string, id: string, fields: StoredFields): Promise<Destination | null> {
   const rows = await db.query<Destination>(
     `UPDATE destinations SET channel = $3, url = $4, credentials = $5, scope = $6, policy_ids = $7::uuid[], enabled = $8, updated_at = now(),
-       signing_secret = $9,
+       signing_secret = $9, group_window_seconds = $10, title_template = $11, message_template = $12, body_template = $13,
        previous_signing_secret = CASE WHEN $9::text IS NULL THEN NULL ELSE previous_signing_secret END,
        previous_signing_secret_expires_at = CASE WHEN $9::text IS NULL THEN NULL ELSE previous_signing_secret_expires_at END
      WHERE workspace_id = $1 AND destination_id = $2 RETURNING ${COLUMNS}`,
-    [workspaceId, id, fields.channel, fields.url, fields.credentials, fields.scope, fields.policy_ids, fields.enabled, fields.signing_secret],
+    [
+      workspaceId,
+      id,
+      fields.channel,
+      fields.url,
+      fields.credentials,
+      fields.scope,
+      fields.policy_ids,
+      fields.enabled,
+      fields.signing_secret,
+      ...messageOptions(fields),
+    ],
   );
   return rows[0] ?? null;
 }

@@ -1,4 +1,5 @@
 import type { Channel } from '../channels/registry.js';
+import type { DestinationTemplates } from '../channels/templates.js';
 import type { Credentials } from '../channels/types.js';
 import type { SigningSecrets } from '../channels/webhookSignature.js';
 
@@ -15,7 +16,15 @@ export interface DestinationConfig extends SigningSecrets {
   readonly credentials: Credentials | null;
 }
 
-export interface Destination extends DestinationConfig {
+/** How a destination's messages read and how they are grouped (docs/api.md, Grouping; Message templates). */
+export interface MessageOptions extends DestinationTemplates {
+  /** 0: each notification its own message; N: triggered (or resolved) notifications within N seconds of the first are sent as one. */
+  readonly group_window_seconds: number;
+}
+
+export const MAX_GROUP_WINDOW_SECONDS = 3600;
+
+export interface Destination extends DestinationConfig, MessageOptions {
   readonly destination_id: string;
   readonly workspace_id: string;
   readonly scope: Scope;
@@ -40,4 +49,8 @@ export interface DestinationInput {
   readonly scope?: string;
   readonly policy_ids?: readonly string[];
   readonly enabled?: boolean;
+  readonly group_window_seconds?: number;
+  readonly title_template?: string | null;
+  readonly message_template?: string | null;
+  readonly body_template?: string | null;
 }

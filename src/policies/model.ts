@@ -46,6 +46,8 @@ export interface Policy {
   min_count: number;
   /** Reminder interval while an alert stays triggered; null = no reminders. */
   renotify_minutes: number | null;
+  /** The escalation policy paging further while an alert stays triggered; null = none. */
+  escalation_policy_id: string | null;
   created_at: Date;
   updated_at: Date;
   /** Closed buckets are evaluated up to here; null until a worker first sees the policy. */
@@ -71,6 +73,7 @@ export type PolicyFields = Pick<
   | 'compare_to'
   | 'min_count'
   | 'renotify_minutes'
+  | 'escalation_policy_id'
 >;
 
 export const POLICY_FIELDS: readonly (keyof PolicyFields)[] = [
@@ -90,6 +93,7 @@ export const POLICY_FIELDS: readonly (keyof PolicyFields)[] = [
   'compare_to',
   'min_count',
   'renotify_minutes',
+  'escalation_policy_id',
 ];
 
 /** The fields a create may leave out, with what they then are: every default keeps the plain threshold rule. */
@@ -103,6 +107,7 @@ export const POLICY_DEFAULTS = {
   compare_to: null,
   min_count: 0,
   renotify_minutes: null,
+  escalation_policy_id: null,
 } as const satisfies Partial<PolicyFields>;
 
 /** Fields that change what a bucket's verdict is: a pending run counted under the old rule ends when one changes. */
@@ -128,6 +133,7 @@ export function policyJson(p: Policy) {
     compare_to: p.compare_to,
     min_count: p.min_count,
     renotify_minutes: p.renotify_minutes,
+    escalation_policy_id: p.escalation_policy_id,
     created_at: p.created_at.toISOString(),
     updated_at: p.updated_at.toISOString(),
   };

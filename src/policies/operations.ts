@@ -5,7 +5,16 @@ import type { PageOrAll } from '../page.js';
 import type { PostgresStore, Queryable } from '../stores/postgres.js';
 import { POLICY_DEFAULTS, VERDICT_FIELDS, type Policy, type PolicyFields } from './model.js';
 import { ruleProblems, type RuleFields } from './ruleChecks.js';
-import { deletePolicyRow, eventExists, findPolicy, insertPolicy, listPolicyRows, lockAndCountPolicies, updatePolicyRow } from './store.js';
+import {
+  deletePolicyRow,
+  escalationPolicyExists,
+  eventExists,
+  findPolicy,
+  insertPolicy,
+  listPolicyRows,
+  lockAndCountPolicies,
+  updatePolicyRow,
+} from './store.js';
 
 /** A create request: the required fields, and any of those with a default. */
 export type NewPolicy = Omit<PolicyFields, keyof typeof POLICY_DEFAULTS> & Partial<Pick<PolicyFields, keyof typeof POLICY_DEFAULTS>>;
@@ -19,6 +28,12 @@ export function requireValidRule(rule: RuleFields): void {
   if (problems.length > 0) throw validationFailed(problems);
 }
 
+/** 404 when the escalation policy is not the workspace's (null names none). */
+async function requireEscalationPolicy(db: Queryable, workspaceId: string, id: string | null | undefined): Promise<void> {
+  if (id === null || id === undefined) return;
+  if (!(await escalationPolicyExists(db, workspaceId, id))) throw notFound('escalation policy');
+}
+
 export async function requireEvent(db: Queryable, workspaceId: string, eventId: string): Promise<void> {
   if (!(await eventExists(db, workspaceId, eventId))) throw notFound('event definition');
 }
@@ -29,6 +44,7 @@ export async function createPolicy(db: PostgresStore, workspaceId: string, input
   requireValidRule(fields);
   return db.transaction(async (tx) => {
     await requireEvent(tx, workspaceId, fields.event_id);
+    await requireEscalationPolicy(tx, workspaceId, fields.escalation_policy_id);
     if ((await lockAndCountPolicies(tx, workspaceId)) >= maxPerWorkspace) {
       throw conflict('policy_limit_reached', `The workspace has reached its limit of ${maxPerWorkspace} policies; delete policies it no longer needs.`);
     }
@@ -59,6 +75,7 @@ export async function updatePolicy(db: PostgresStore, workspaceId: string, polic
     if (!current) throw notFound('policy');
     requireValidRule({ ...current, ...definedOnly(changes) });
     if (changes.event_id !== undefined && changes.event_id !== current.event_id) await requireEvent(tx, workspaceId, changes.event_id);
+    if (changes.escalation_policy_id !== current.escalation_policy_id) await requireEscalationPolicy(tx, workspaceId, changes.escalation_policy_id);
     const restarts =
       (changes.event_id !== undefined && changes.event_id !== current.event_id) ||
       (changes.period !== undefined && changes.period !== current.period) ||

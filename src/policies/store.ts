@@ -12,6 +12,15 @@ export async function eventExists(db: Queryable, workspaceId: string, eventId: s
   return rows.length > 0;
 }
 
+/** Whether the escalation policy is the workspace's (locked against a concurrent delete until the transaction ends). */
+export async function escalationPolicyExists(db: Queryable, workspaceId: string, escalationPolicyId: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM escalation_policies WHERE workspace_id = $1 AND escalation_policy_id = $2 FOR SHARE', [
+    workspaceId,
+    escalationPolicyId,
+  ]);
+  return rows.length > 0;
+}
+
 /**
  * Locks the workspace row until the transaction ends, so that concurrent creations count
  * each other against the workspace's limit; returns how many policies it has.

@@ -81,8 +81,42 @@ async function openEmbedded(dir: string): Promise<PostgresStore> {
       await pool.end();
       await db.close();
     },
-    () => async () => {},
+    (channel, onPayload, onError) => listenInSession(pool, channel, onPayload, onError),
   );
+}
+
+/**
+ * LISTEN on the one PGlite session (every pooled connection is that session): NOTIFYs of
+ * this process's own transactions arrive with the reply to their COMMIT, so a committed
+ * outbox row wakes the delivery worker in embedded mode too.
+ */
+function listenInSession(pool: pg.Pool, channel: string, onPayload: (payload: string) => void, onError: (err: unknown) => void): Unlisten {
+  let stopped = false;
+  const onNotification = (message: pg.Notification) => {
+    if (!stopped && message.channel === channel) onPayload(message.payload ?? '');
+  };
+  const attached = new WeakSet<pg.PoolClient>();
+  const attach = (client: pg.PoolClient) => {
+    if (attached.has(client)) return;
+    attached.add(client);
+    client.on('notification', onNotification);
+  };
+  // The connection open now, and any that replaces it.
+  pool.on('connect', attach);
+  void (async () => {
+    const client = await pool.connect();
+    try {
+      attach(client);
+      // The channel name is a fixed identifier of ours, never input.
+      await client.query(`LISTEN ${channel}`);
+    } finally {
+      client.release();
+    }
+  })().catch(onError);
+  return async () => {
+    stopped = true;
+    pool.off('connect', attach);
+  };
 }
 
 /** A failure of the connection rather than of the statement: the server did not answer, or ended the session. */

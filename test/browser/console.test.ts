@@ -92,12 +92,18 @@ describe('console (Chromium)', function () {
     await page.getByRole('link', { name: 'New destination' }).click();
     await page.getByLabel('Channel').selectOption('webhook');
     await page.getByLabel('Target URL').fill('not a url');
+    // The grouping and template fields come from the OpenAPI document; a template naming an unknown variable is refused beside its field.
+    await page.getByLabel('Group window seconds').waitFor();
+    await page.getByLabel('Body template').waitFor();
+    await page.getByLabel('Title template').fill('{{severity}}: {{alert.titel}}');
     await page.getByRole('button', { name: 'Create destination' }).click();
     const urlError = page.locator('#destination-url-error');
     await urlError.waitFor();
     expect(await urlError.textContent()).to.equal('must be an absolute http:// or https:// URL');
     expect(await page.getByLabel('Target URL').getAttribute('aria-describedby')).to.include('destination-url-error');
+    expect(await page.locator('#destination-title_template-error').textContent()).to.match(/unknown variable "alert.titel"/);
 
+    await page.getByLabel('Title template').fill('{{severity}}: {{alert.title}}');
     await page.getByLabel('Target URL').fill(`${sink.origin}/hook`);
     await page.getByRole('button', { name: 'Create destination' }).click();
     await page.getByText('The webhook destination was created.').waitFor();
@@ -107,6 +113,7 @@ describe('console (Chromium)', function () {
     await outcome.getByText('Sent: the provider accepted the test notification.').waitFor();
     await outcome.locator('tbody tr').filter({ hasText: 'delivered' }).filter({ hasText: '200' }).waitFor();
     expect(sink.requests.map((r) => r.json?.type)).to.deep.equal(['test']);
+    expect(sink.requests[0]!.json.title).to.equal('info: Test notification');
   });
 
   it('creates a policy, shows the alert that breaching logs raise, acknowledges and resolves it, with its delivery history', async () => {

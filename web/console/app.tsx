@@ -9,6 +9,7 @@ import { prefetchRollups } from './pages/eventChart.js';
 import { EventsPage } from './pages/events.js';
 import { PoliciesPage } from './pages/policies.js';
 import { SilencesPage } from './pages/silences.js';
+import { EscalationPoliciesPage } from './pages/escalation.js';
 import type { EventDefinition } from './types.js';
 
 export function App(): JSX.Element {
@@ -73,6 +74,7 @@ const SECTIONS = [
   ['alerts', 'Alerts'],
   ['destinations', 'Destinations'],
   ['silences', 'Silences'],
+  ['escalation', 'Escalation'],
 ] as const;
 
 function Console(): JSX.Element {
@@ -108,6 +110,8 @@ function Console(): JSX.Element {
         <DestinationsPage {...shared} />
       ) : section === 'silences' ? (
         <SilencesPage {...shared} />
+      ) : section === 'escalation' ? (
+        <EscalationPoliciesPage {...shared} />
       ) : (
         <EventsPage {...shared} />
       );

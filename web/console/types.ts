@@ -50,6 +50,7 @@ export interface Alert {
   resolved_at: string | null;
   archived_at: string | null;
   alerted_at: string | null;
+  acknowledged_via?: 'api' | 'notification_link' | null;
 }
 
 export interface Destination extends Resource {

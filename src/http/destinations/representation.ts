@@ -25,5 +25,9 @@ export function destinationJson(d: Destination, { revealSigningSecret = false } 
     last_error: d.last_error,
     signing_secret: signingSecret,
     previous_signing_secret_expires_at: overlapEnds !== null && overlapEnds.getTime() > Date.now() ? overlapEnds.toISOString() : null,
+    group_window_seconds: d.group_window_seconds,
+    title_template: d.title_template,
+    message_template: d.message_template,
+    body_template: d.body_template,
   };
 }

@@ -1,4 +1,5 @@
-import { CHANNELS, SCOPES } from '../../destinations/types.js';
+import { MAX_TEMPLATE_LENGTH } from '../../channels/templates.js';
+import { CHANNELS, MAX_GROUP_WINDOW_SECONDS, SCOPES } from '../../destinations/types.js';
 import { wholeListQueryProperties } from '../params.js';
 
 const writable = {
@@ -23,6 +24,31 @@ const writable = {
   scope: { type: 'string', enum: SCOPES, description: 'all (default): every alert of the workspace; policies: alerts of the policies in policy_ids.' },
   policy_ids: { type: 'array', maxItems: 1000, items: { type: 'string', format: 'uuid' } },
   enabled: { type: 'boolean', description: 'Only enabled destinations receive real alerts (default true).' },
+  group_window_seconds: {
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_GROUP_WINDOW_SECONDS,
+    description:
+      '0 (default): each notification is its own message. N: the first alert.triggered (or alert.resolved) after a quiet spell is sent at once, and every further one of the same type within N seconds of it is held and sent at the end of the window as one alert.group message.',
+  },
+  title_template: {
+    type: ['string', 'null'],
+    maxLength: MAX_TEMPLATE_LENGTH,
+    description:
+      'Mustache template of the message title (chat: the bold first line; email: the subject; webhook: a "title" field). Values are escaped for the channel. Null or empty: the built-in title.',
+  },
+  message_template: {
+    type: ['string', 'null'],
+    maxLength: MAX_TEMPLATE_LENGTH,
+    description:
+      'Mustache template of the message text under the title (email: the HTML part, values HTML-escaped, and the text part; webhook: a "message" field). Null or empty: the built-in text.',
+  },
+  body_template: {
+    type: ['string', 'null'],
+    maxLength: MAX_TEMPLATE_LENGTH,
+    description:
+      'Webhook only: Mustache template of the whole JSON body, which must render to a JSON object. Values are escaped as JSON string contents (put text variables inside quotes); a null value renders as null. Null or empty: the built-in body.',
+  },
 } as const;
 
 export const createDestinationSchema = {
@@ -30,7 +56,12 @@ export const createDestinationSchema = {
   additionalProperties: false,
   required: ['channel'],
   // The defaults are documented (the console's form starts from them); the route applies them.
-  properties: { ...writable, scope: { ...writable.scope, default: 'all' }, enabled: { ...writable.enabled, default: true } },
+  properties: {
+    ...writable,
+    scope: { ...writable.scope, default: 'all' },
+    enabled: { ...writable.enabled, default: true },
+    group_window_seconds: { ...writable.group_window_seconds, default: 0 },
+  },
 } as const;
 
 /** Any subset of the create fields; read-only fields a client read back are accepted and ignored. */
@@ -76,6 +107,10 @@ export const destinationResponseSchema = {
     'last_error',
     'signing_secret',
     'previous_signing_secret_expires_at',
+    'group_window_seconds',
+    'title_template',
+    'message_template',
+    'body_template',
   ],
   properties: {
     destination_id: { type: 'string', format: 'uuid' },
@@ -102,6 +137,10 @@ export const destinationResponseSchema = {
       ...nullableTimestamp,
       description: 'After a rotation, until when the previous secret still signs beside the new one; null otherwise.',
     },
+    group_window_seconds: { type: 'integer', minimum: 0, maximum: MAX_GROUP_WINDOW_SECONDS },
+    title_template: { type: ['string', 'null'] },
+    message_template: { type: ['string', 'null'] },
+    body_template: { type: ['string', 'null'] },
   },
 } as const;
 

@@ -31,8 +31,12 @@ export function securityHeaders(): Middleware<AppState> {
   };
 }
 
-/** The headers of an HTML page: its own scripts and styles only; `framable` lets any site embed it. */
-export function setPageSecurityHeaders(ctx: AppContext, { framable }: { framable: boolean }): void {
-  ctx.set('Content-Security-Policy', `${PAGE_POLICY}; frame-ancestors ${framable ? '*' : "'none'"}`);
+/**
+ * The headers of an HTML page: its own scripts and styles only; `framable` lets any site
+ * embed it; `postsForms` lets its forms post to this origin (an acknowledge page's button).
+ */
+export function setPageSecurityHeaders(ctx: AppContext, { framable, postsForms = false }: { framable: boolean; postsForms?: boolean }): void {
+  const policy = postsForms ? PAGE_POLICY.replace("form-action 'none'", "form-action 'self'") : PAGE_POLICY;
+  ctx.set('Content-Security-Policy', `${policy}; frame-ancestors ${framable ? '*' : "'none'"}`);
   if (framable) ctx.remove('X-Frame-Options');
 }

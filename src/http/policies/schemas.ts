@@ -48,6 +48,12 @@ const fields = {
     maximum: LIMITS.renotifyMinutes.max,
     description: 'While an alert stays triggered, an alert.reminder notification every this many minutes (default null: none).',
   },
+  escalation_policy_id: {
+    type: ['string', 'null'],
+    format: 'uuid',
+    description:
+      'An escalation policy of the workspace (404 otherwise): while an alert stays triggered, its steps page their destinations with alert.escalated (default null: none).',
+  },
 } as const;
 
 export const createPolicySchema = {

@@ -9,7 +9,7 @@ import { ApiRouter } from '../apiRouter.js';
 import type { AppContext } from '../context.js';
 import { HttpError } from '../httpError.js';
 import { setPageSecurityHeaders } from '../middleware/securityHeaders.js';
-import { AddressRateLimiter } from './addressRateLimit.js';
+import type { AddressRateLimiter } from './addressRateLimit.js';
 import { sharedEventJson } from './representation.js';
 import { shareLinkQuerySchema, sharedEventSchema } from './schemas.js';
 import { linkNotFoundPage, sharePage, tooManyRequestsPage } from './sharePage.js';
@@ -17,9 +17,8 @@ import { linkNotFoundPage, sharePage, tooManyRequestsPage } from './sharePage.js
 const html = (description: string) => ({ description, contentType: 'text/html', schema: { type: 'string' } }) as const;
 const tooMany = 'Too many requests from this client address (rate_limited), with Retry-After in seconds.';
 
-export function publicRoutes(deps: Pick<EventsDeps, 'postgres' | 'clickhouse'>, requestsPerMinute: number): ApiRouter {
-  const limiter = new AddressRateLimiter(requestsPerMinute);
-
+/** `limiter`: the per-address limit of every public route (share links and acknowledge links share it). */
+export function publicRoutes(deps: Pick<EventsDeps, 'postgres' | 'clickhouse'>, limiter: AddressRateLimiter): ApiRouter {
   const readShared = async (ctx: AppContext) => {
     limiter.take(ctx.ip);
     ctx.set({ 'Cache-Control': 'public, max-age=10', 'X-Robots-Tag': 'noindex' });

@@ -67,7 +67,8 @@ describe('delivery channels', function () {
     expect(request.headers['idempotency-key']).to.equal(notificationId);
     expect(request.json.type).to.equal('alert.triggered');
     const stored = await svc.stores.postgres.query<{ alert: object }>('SELECT alert FROM alert_notifications WHERE notification_id = $1', [notificationId]);
-    expect(request.json.alert).to.deep.equal(stored[0]!.alert);
+    // The alert as stored, with its acknowledge link (none: this outbox row was written without a link token).
+    expect(request.json.alert).to.deep.equal({ ...stored[0]!.alert, ack_url: null });
     expect(attempt).to.include({ kind: 'alert', type: 'alert.triggered', status: 'delivered', response_status: 200, notification_id: notificationId });
     const alert = await svc.stores.postgres.query<{ alerted_at: Date | null }>('SELECT alerted_at FROM alerts WHERE alert_id = $1', [alertId]);
     expect(alert[0]!.alerted_at).to.be.instanceOf(Date);

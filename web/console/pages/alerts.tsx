@@ -115,7 +115,10 @@ function AlertDetail({ alert }: { alert: Alert }): JSX.Element {
         <dt>Notified</dt>
         <dd>{when(alert.alerted_at)}</dd>
         <dt>Acknowledged</dt>
-        <dd>{when(alert.acknowledged_at)}</dd>
+        <dd>
+          {when(alert.acknowledged_at)}
+          {alert.acknowledged_via === 'notification_link' ? ' (acknowledged from the notification link)' : ''}
+        </dd>
         <dt>Resolved</dt>
         <dd>{when(alert.resolved_at)}</dd>
       </dl>
@@ -134,7 +137,7 @@ export function DeliveryTable({ attempts, error }: { attempts: readonly Delivery
       {attempts.map((d) => (
         <tr key={d.attempt_id}>
           <td>{when(d.created_at)}</td>
-          <td>{d.type ?? d.kind}</td>
+          <td>{d.type === 'alert.escalated' ? 'escalation step' : (d.type ?? d.kind)}</td>
           <td>{d.channel}</td>
           <td class="target">{d.target}</td>
           <td>

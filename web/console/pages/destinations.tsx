@@ -22,7 +22,7 @@ const CHANNEL_FIELDS: Readonly<Record<string, readonly string[]>> = {
   slack: ['/url'],
   discord: ['/url'],
   email: ['/url'],
-  webhook: ['/url', '/credentials', '/credentials/authorization'],
+  webhook: ['/url', '/credentials', '/credentials/authorization', '/body_template'],
   telegram: ['/credentials', '/credentials/bot_token', '/credentials/chat_id'],
 };
 const CHANNEL_SPECIFIC = new Set(Object.values(CHANNEL_FIELDS).flat());

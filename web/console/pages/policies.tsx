@@ -12,6 +12,7 @@ import { bodyFrom, type Draft, draftFrom, initialDraft, unplacedErrors } from '.
 import { FormErrors, SchemaFields } from '../schemaForm.js';
 import { eventSource, type PageProps, type Policy } from '../types.js';
 import { EventPicker } from '../widgets.js';
+import { EscalationPicker, type EscalationPolicy } from './escalation.js';
 
 const CONDITION_SIGNS: Record<string, string> = { gt: '>', gte: '≥', lt: '<', lte: '≤', eq: '=' };
 
@@ -115,7 +116,8 @@ function PolicyForm({ doc, events, schema, policy, onSaved }: FormProps): JSX.El
       setBusy(false);
     }
   };
-  const widgets = { '/event_id': EventPicker(events) };
+  const escalationPolicies = useLoad(() => listAll<EscalationPolicy>('/v1.0/escalation-policies'), []);
+  const widgets = { '/event_id': EventPicker(events), '/escalation_policy_id': EscalationPicker(escalationPolicies.value ?? []) };
   const title = policy ? `Edit policy: ${policy.title}` : 'New policy';
   return (
     <section aria-labelledby="policy-form-heading">
@@ -132,7 +134,7 @@ function PolicyForm({ doc, events, schema, policy, onSaved }: FormProps): JSX.El
           errors={failure.details}
           idPrefix="policy"
           widgets={widgets}
-          labels={{ '/event_id': 'Event' }}
+          labels={{ '/event_id': 'Event', '/escalation_policy_id': 'Escalation policy' }}
         />
         <div class="button-row">
           <button class="primary" type="submit" disabled={busy}>
