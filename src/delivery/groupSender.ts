@@ -9,11 +9,14 @@ import type { BackgroundTask } from '../backgroundTask.js';
 import { findDestination, ownerEmailOf } from '../destinations/store.js';
 import { recordAttemptResults } from './attempts.js';
 import { type DeliveryDeps, type SentAttempt, sendAttempt } from './deliver.js';
+import { finishedWithin } from '../backgroundTask.js';
 import { type ClaimedGroup, claimDueGroups, closeEmptyGroup, groupMembers, hasDueGroups, holdMemberRetries, recordGroupSend } from './groups.js';
 
 /** Groups sent at once by one sender. */
 const GROUPS_PER_ROUND = 16;
 
+/** How much longer than a send's time-out stop() waits for the round in progress. */
+const STOP_GRACE_MS = 5_000;
 export class GroupSender implements BackgroundTask {
   readonly name = 'delivery-groups';
   private running = false;
@@ -40,7 +43,10 @@ export class GroupSender implements BackgroundTask {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.wake?.();
-    await this.loop;
+    // A group's send takes at most the delivery time-out; a round stuck on a store that went away is left to its lease.
+    if (!(await finishedWithin(this.loop, this.deps.settings.delivery.timeoutMs + STOP_GRACE_MS))) {
+      this.deps.logger.warn('group sender stopped before its round finished; claimed groups will be sent after their lease');
+    }
   }
 
   private async run(): Promise<void> {

@@ -1,7 +1,7 @@
 // The escalation worker (ROLE=worker and ROLE=all): every ESCALATION_POLL_INTERVAL_MS, one
 // cycle of runDueEscalations (src/escalation/chain.ts). Several workers may run it at once:
 // each chain row is locked by the one that takes it (SKIP LOCKED), so no step is written twice.
-import type { BackgroundTask } from '../backgroundTask.js';
+import { type BackgroundTask, finishedWithin } from '../backgroundTask.js';
 import type { Logger } from '../logger.js';
 import type { PostgresStore } from '../stores/postgres.js';
 import { runDueEscalations, type EscalationSettings } from './chain.js';
@@ -15,6 +15,8 @@ export interface EscalationWorkerDeps {
   readonly now?: () => number;
 }
 
+/** How long stop() waits for a cycle in progress (a step's transaction is short). */
+const STOP_WAIT_MS = 15_000;
 export function escalationWorker({ postgres, settings, intervalMs, logger, now = Date.now }: EscalationWorkerDeps): BackgroundTask {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
@@ -50,7 +52,8 @@ export function escalationWorker({ postgres, settings, intervalMs, logger, now =
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
-      await running;
+      // A cycle stuck on a store that went away is not waited for: each step commits with its chain's advance.
+      if (!(await finishedWithin(running, STOP_WAIT_MS))) logger.warn('escalation worker stopped before its cycle finished; the next cycle redoes it');
     },
   };
 }

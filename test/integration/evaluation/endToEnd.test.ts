@@ -38,12 +38,16 @@ describe('evaluation to delivery', function () {
       const res = await svc.request('GET', `/v1.0/alerts/${alertId}`, { token });
       return res.body.alerted_at === null ? null : res.body;
     });
-    expect({ ...delivered, alerted_at: null }).to.deep.equal(triggered!.json.alert);
+    // The webhook's alert is the API's, with the acknowledge link beside (DECISIONS L).
+    const { ack_url: ackUrl, ...sentAlert } = triggered!.json.alert;
+    expect(ackUrl).to.match(new RegExp(`/ack/${alertId}\\?token=[A-Za-z0-9_-]{32,}$`));
+    expect({ ...delivered, alerted_at: null }).to.deep.equal(sentAlert);
 
     const resolved = await svc.request('POST', `/v1.0/alerts/${alertId}/resolve`, { token });
     expect(resolved.status).to.equal(200);
     // Should a minute end meanwhile, the next empty minute raises a new alert: look for the resolve.
     const resolvedSend = await waitFor('alert.resolved', async () => sink.requests.find((r) => r.json?.type === 'alert.resolved'));
-    expect(resolvedSend.json.alert).to.deep.equal(resolved.body);
+    // A resolved notification carries no acknowledge link.
+    expect(resolvedSend.json.alert).to.deep.equal({ ...resolved.body, ack_url: null });
   });
 });

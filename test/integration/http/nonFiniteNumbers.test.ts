@@ -45,21 +45,22 @@ describe('non-finite numbers', function () {
     `/v1.0/alerts/${alertId}/deliveries?`,
   ];
 
-  it('refuses limit and offset of 1e400, -1e400 and Infinity on every list route with 400', async () => {
+  it('refuses limit and offset of 1e400, -1e400, Infinity and 1e2 (only plain decimal digits) on every list route with 400', async () => {
     const answers: string[] = [];
     for (const route of listRoutes()) {
       for (const name of ['limit', 'offset']) {
-        for (const value of ['1e400', '-1e400', 'Infinity', '1E+400']) {
+        for (const value of ['1e400', '-1e400', 'Infinity', '1E+400', '1e2']) {
           const res = await svc.request('GET', `${route}${name}=${encodeURIComponent(value)}`, { token });
           const detail = res.body?.error?.details?.[0];
-          const ok = res.status === 400 && res.body.error.code === 'validation_failed' && detail?.path === `/${name}` && /finite/.test(detail.message);
+          const ok =
+            res.status === 400 && res.body.error.code === 'validation_failed' && detail?.path === `/${name}` && /plain decimal digits/.test(detail.message);
           if (!ok) answers.push(`${route}${name}=${value}: ${res.status} ${res.text.slice(0, 160)}`);
         }
       }
     }
     expect(answers).to.deep.equal([]);
-    // Finite values still page.
-    expect((await svc.request('GET', '/v1.0/events?limit=1e2&offset=0', { token })).status).to.equal(200);
+    // Plain digits still page.
+    expect((await svc.request('GET', '/v1.0/events?limit=100&offset=0', { token })).status).to.equal(200);
   });
 
   it('refuses a number that parses to Infinity in any numeric body field, naming the field', async () => {
