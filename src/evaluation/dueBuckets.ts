@@ -3,8 +3,8 @@
 // each. Shared by the worker, the on-demand evaluation and the backtest.
 import type { JudgedBucket } from './alertChanges.js';
 import type { Bucket } from '../rollups/buckets.js';
-import { readBucketStats, statsOf, type BucketStatsTable } from '../rollups/bucketStats.js';
-import type { Period } from '../rollups/model.js';
+import { eventStatsOf, readBucketStats, type BucketStatsTable, type EventBucketStats } from '../rollups/bucketStats.js';
+import { EMPTY_BUCKET, type Period } from '../rollups/model.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { TimeRange } from '../time/range.js';
 import { comparisonBucketOf } from './comparison.js';
@@ -54,7 +54,17 @@ export async function readDueStats(
 }
 
 export function judgeDue(policy: JudgingPolicy, due: DueBucket, stats: BucketStatsTable): JudgedBucket {
-  const of = (b: Bucket) => statsOf(stats, policy.workspace_id, policy.event_id, b.start);
+  return judgeDueOf(policy, due, eventStatsOf(stats, policy.workspace_id, policy.event_id));
+}
+
+/** judgeDue over many buckets of one policy: its event's numbers are looked up once. */
+export function judgeAllDue(policy: JudgingPolicy, due: readonly DueBucket[], stats: BucketStatsTable): JudgedBucket[] {
+  const buckets = eventStatsOf(stats, policy.workspace_id, policy.event_id);
+  return due.map((d) => judgeDueOf(policy, d, buckets));
+}
+
+function judgeDueOf(policy: JudgingPolicy, due: DueBucket, buckets: EventBucketStats): JudgedBucket {
+  const of = (b: Bucket) => buckets.get(b.start) ?? EMPTY_BUCKET;
   return judgeBucket(policy, {
     bucket: due.bucket,
     stats: of(due.bucket),

@@ -16,8 +16,8 @@ import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { PostgresStore } from '../stores/postgres.js';
 import { applyOutcomes, type PolicyOutcome } from './applyOutcomes.js';
 import { backtest, type BacktestPolicy, type BacktestResult } from './backtest.js';
-import { dueBucket, judgeDue, readDueStats, type DueBucket } from './dueBuckets.js';
-import { planEvaluation, type Plan } from './planner.js';
+import { dueBucket, judgeAllDue, judgeDue, readDueStats, type DueBucket } from './dueBuckets.js';
+import { plannerAt, type Plan } from './planner.js';
 import { loadEnabledTargets, loadTarget, type EvaluationTarget } from './targets.js';
 
 export interface EvaluatorDeps {
@@ -64,6 +64,29 @@ const dueBucketsOf = (plan: Plan): DueBucket[] => [
   ...(plan.open ? [dueBucket(plan.target, plan.open, true)] : []),
 ];
 
+/**
+ * dueBucketsOf for plans that share their buckets (plannerAt): computed once per shared
+ * bucket list and comparison (compare_to, and the timezone its local days are counted in).
+ */
+function dueBucketsMemo(): (plan: Plan) => readonly DueBucket[] {
+  const memo = new WeakMap<readonly Bucket[], Map<string, readonly DueBucket[]>>();
+  return (plan) => {
+    const { compare_to, timezone } = plan.target;
+    const key = compare_to === null ? '' : `${compare_to}\u0000${compare_to === 'previous_bucket' && plan.target.period !== 'day' ? '' : timezone}`;
+    let byComparison = memo.get(plan.closed);
+    if (!byComparison) {
+      byComparison = new Map();
+      memo.set(plan.closed, byComparison);
+    }
+    let due = byComparison.get(key);
+    if (!due) {
+      due = dueBucketsOf(plan);
+      byComparison.set(key, due);
+    }
+    return due;
+  };
+}
+
 /** The id a backtested draft's alerts would carry: it is never stored. */
 const DRAFT_POLICY_ID = '00000000-0000-0000-0000-000000000000';
 
@@ -103,10 +126,11 @@ export class PolicyEvaluator {
   }
 
   private async evaluateTargets(targets: readonly EvaluationTarget[], now: number): Promise<Omit<CycleReport, 'reminders'> & { plans: Plan[] }> {
-    const plans = targets.map((t) => planEvaluation(t, now, this.deps.graceMs));
+    const plans = targets.map(plannerAt(now, this.deps.graceMs));
+    const dueOf = dueBucketsMemo();
     const outcomes: PolicyOutcome[] = [];
     for (const [period, group] of groupByPeriod(plans)) {
-      const due = group.map((plan) => ({ plan, buckets: dueBucketsOf(plan) }));
+      const due = group.map((plan) => ({ plan, buckets: dueOf(plan) }));
       const stats = await readDueStats(
         this.deps.clickhouse,
         period,
@@ -200,7 +224,7 @@ function groupByPeriod(plans: readonly Plan[]): Map<Period, Plan[]> {
 function outcomeOf(plan: Plan, due: readonly DueBucket[], stats: BucketStatsTable): PolicyOutcome | null {
   const { target } = plan;
   // An open bucket counts only where it breaches for good (an early breach).
-  const buckets = due.map((d) => judgeDue(target, d, stats)).filter((b) => !b.early || b.verdict === 'breach');
+  const buckets = judgeAllDue(target, due, stats).filter((b) => !b.early || b.verdict === 'breach');
   const moves = plan.evaluatedUntil !== target.evaluated_until?.getTime();
   if (!moves && buckets.length === 0) return null;
   // Buckets skipped by the catch-up limit break any run: the next one starts afresh.

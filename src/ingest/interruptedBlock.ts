@@ -12,7 +12,8 @@ import type { Logger } from '../logger.js';
 import { rebuildRollupStretches, type RollupStretch } from '../rollups/rangeRebuild.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import { classifyClickHouseError } from '../stores/clickhouseErrors.js';
-import { type DecodedBatch, insertBody, LOG_COLUMNS, payloadOf, SUMMARY_LOG_COLUMNS } from './journaledBatch.js';
+import { type DecodedBatch, payloadOf } from './journaledBatch.js';
+import { insertMissingRows } from './logsBlockInsert.js';
 
 export interface BlockRow {
   readonly line: string;
@@ -88,13 +89,7 @@ export async function repairInterruptedBlock(
       const payload = [payloadOf({ workspaceId, journaledAt, lines: missing.map((r) => r.line) })];
       try {
         // Without a token: these rows are missing whatever the deduplication log says.
-        const settings = { insert_deduplicate: 0 };
-        const body = insertBody(payload, timezoneOf);
-        if (body.length > 0) await clickhouse.insertBytes({ table: 'logs', columns: LOG_COLUMNS, format: 'JSONCompactEachRow', settings, body });
-        const summaries = insertBody(payload, timezoneOf, 'summaries');
-        if (summaries.length > 0) {
-          await clickhouse.insertBytes({ table: 'logs', columns: SUMMARY_LOG_COLUMNS, format: 'JSONCompactEachRow', settings, body: summaries });
-        }
+        await insertMissingRows(clickhouse, payload, timezoneOf);
         reinserted += missing.length;
       } catch (err) {
         // Rows ClickHouse refuses were set aside with their request when the block was inserted.

@@ -15,24 +15,15 @@
 // loop never ends for it, so the process does not either.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { EventDirectory } from '../events/eventDirectory.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import { classifyClickHouseError } from '../stores/clickhouseErrors.js';
 import { repairInterruptedBlock } from './interruptedBlock.js';
-import {
-  decodeBatch,
-  eventIdsIn,
-  insertBody,
-  insertRowsBound,
-  LOG_COLUMNS,
-  logsInsertSettings,
-  SUMMARY_LOG_COLUMNS,
-  writeInsertRows,
-} from './journaledBatch.js';
+import { decodeBatch, eventIdsIn } from './journaledBatch.js';
 import type { BlockRange, FrameEntry, Journal } from './journal/journal.js';
+import { LogsBlockInserter } from './logsBlockInsert.js';
 
 export interface JournalWriterOptions {
   readonly blockRecords: number;
@@ -41,8 +32,6 @@ export interface JournalWriterOptions {
 }
 
 const RETRY_PAUSES_MS = [100, 250, 500, 1_000, 2_000, 5_000];
-/** Requests (frames) turned into insert rows between two turns of the event loop (about 5 ms of work). */
-const FRAMES_PER_TURN = 16;
 
 export class JournalWriter {
   private running: Promise<void> | null = null;
@@ -55,12 +44,8 @@ export class JournalWriter {
   private consumedFrames = 0;
   /** The last block failed and may be stored in part: it stays pending in the checkpoint. */
   private unsettled = false;
-  /**
-   * Where insert rows are built, kept from block to block: allocating each block's (megabytes)
-   * anew made V8 run a full collection every few hundred milliseconds under load, for the
-   * memory outside its heap, and each held the event loop for 10-30 ms.
-   */
-  private body = Buffer.alloc(0);
+  /** Builds each block's insert rows (in one buffer kept from block to block) and inserts them. */
+  private readonly inserter: LogsBlockInserter;
   /** Told the events of each block once it is in ClickHouse (and so in every rollup): evaluation is driven by it. */
   onInserted: ((eventIds: ReadonlySet<string>) => void) | null = null;
 
@@ -72,7 +57,9 @@ export class JournalWriter {
     private readonly metrics: Metrics,
     private readonly logger: Logger,
     private readonly dir: string,
-  ) {}
+  ) {
+    this.inserter = new LogsBlockInserter(clickhouse, metrics, (eventId) => directory.timezoneOf(eventId));
+  }
 
   start(): void {
     this.running ??= this.loop();
@@ -200,11 +187,11 @@ export class JournalWriter {
   private async insertParts(frames: readonly FrameEntry[], payloads: readonly Buffer[]): Promise<boolean> {
     const first = frames[0]!;
     const token = `${this.journal.id}-${first.segment}-${first.offset}-${frames[frames.length - 1]!.end}`;
-    const { body, summaries } = await this.insertBodyOf(payloads);
+    const rows = await this.inserter.rowsOf(payloads);
     const records = frames.reduce((n, f) => n + f.records, 0);
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.insert(body, summaries, records, token);
+        await this.inserter.insert(rows, records, token);
         return true;
       } catch (err) {
         if (classifyClickHouseError(err) === 'rows_refused') break;
@@ -222,25 +209,6 @@ export class JournalWriter {
     return (await this.insertParts(frames.slice(0, half), payloads.slice(0, half))) && this.insertParts(frames.slice(half), payloads.slice(half));
   }
 
-  /**
-   * The insert rows of the payloads, a few requests per turn of the event loop, so that
-   * requests are answered meanwhile; in this writer's body buffer, valid until the next call.
-   * Summary records (recordSummary.ts), when there are any, go into a body of their own.
-   */
-  private async insertBodyOf(payloads: readonly Buffer[]): Promise<{ body: Buffer; summaries: Buffer | null }> {
-    const timezoneOf = (eventId: string) => this.directory.timezoneOf(eventId);
-    const bound = insertRowsBound(payloads);
-    if (this.body.length < bound) this.body = Buffer.allocUnsafeSlow(bound);
-    let size = 0;
-    const skipped = { lines: 0 };
-    for (let i = 0; i < payloads.length; i += FRAMES_PER_TURN) {
-      if (i > 0) await nextTurn();
-      size = writeInsertRows(payloads.slice(i, i + FRAMES_PER_TURN), timezoneOf, this.body, size, 'records', skipped);
-    }
-    const summaries = skipped.lines > 0 ? insertBody(payloads, timezoneOf, 'summaries') : null;
-    return { body: this.body.subarray(0, size), summaries };
-  }
-
   private async setAside(frame: FrameEntry, payload: Buffer): Promise<void> {
     const batch = decodeBatch(payload);
     const file = path.join(this.dir, 'refused', `${frame.segment}-${frame.offset}.log`);
@@ -254,20 +222,5 @@ export class JournalWriter {
       records: frame.records,
       kept: file,
     });
-  }
-
-  private async insert(body: Buffer, summaries: Buffer | null, rows: number, token: string): Promise<void> {
-    const stopTimer = this.metrics.clickhouseInsertSeconds.startTimer();
-    if (body.length > 0) {
-      await this.clickhouse.insertBytes({ table: 'logs', columns: LOG_COLUMNS, format: 'JSONCompactEachRow', settings: logsInsertSettings(token), body });
-    }
-    if (summaries !== null) {
-      // Its own token: a retry after either insert failed stores each block once.
-      const settings = logsInsertSettings(`${token}-summaries`);
-      await this.clickhouse.insertBytes({ table: 'logs', columns: SUMMARY_LOG_COLUMNS, format: 'JSONCompactEachRow', settings, body: summaries });
-    }
-    stopTimer();
-    this.metrics.clickhouseInsertRows.observe(rows);
-    this.metrics.ingestedRecords.inc(rows);
   }
 }

@@ -27,14 +27,26 @@ export interface StatsRequest {
   readonly ranges: readonly TimeRange[];
 }
 
-/** Bucket numbers by (workspace, event, bucket start); read them with statsOf. */
-export type BucketStatsTable = ReadonlyMap<string, BucketStats>;
+/** An event's bucket numbers by bucket start (ms). */
+export type EventBucketStats = ReadonlyMap<number, BucketStats>;
 
-const statsKey = (workspaceId: string, eventId: string, bucketStart: number) => `${workspaceId}\u0000${eventId}\u0000${bucketStart}`;
+/**
+ * Bucket numbers by (workspace, event), then bucket start; read them with statsOf, or take an
+ * event's map once with eventStatsOf when judging many of its buckets (millions in a catch-up
+ * cycle: no key string is built per bucket).
+ */
+export type BucketStatsTable = ReadonlyMap<string, EventBucketStats>;
+
+const eventKey = (workspaceId: string, eventId: string) => `${workspaceId}\u0000${eventId}`;
+const NO_BUCKETS: EventBucketStats = new Map();
+
+/** The numbers of an event's buckets that have rollup rows. */
+export const eventStatsOf = (stats: BucketStatsTable, workspaceId: string, eventId: string): EventBucketStats =>
+  stats.get(eventKey(workspaceId, eventId)) ?? NO_BUCKETS;
 
 /** The numbers of a bucket; a bucket with no rollup row is empty. */
 export const statsOf = (stats: BucketStatsTable, workspaceId: string, eventId: string, bucketStart: number): BucketStats =>
-  stats.get(statsKey(workspaceId, eventId, bucketStart)) ?? EMPTY_BUCKET;
+  eventStatsOf(stats, workspaceId, eventId).get(bucketStart) ?? EMPTY_BUCKET;
 
 interface StatsRow {
   start: number;
@@ -66,7 +78,7 @@ export function joinRanges(ranges: readonly TimeRange[]): TimeRange[] {
 }
 
 export async function readBucketStats(clickhouse: ClickHouseStore, request: StatsRequest): Promise<BucketStatsTable> {
-  const stats = new Map<string, BucketStats>();
+  const stats = new Map<string, Map<number, BucketStats>>();
   const ranges = joinRanges(request.ranges);
   const events = [...request.eventIds];
   if (ranges.length === 0) return stats;
@@ -90,7 +102,13 @@ export async function readBucketStats(clickhouse: ClickHouseStore, request: Stat
       format: 'JSONEachRow',
     });
     for (const row of await result.json<StatsRow & { workspace_id: string; event_id: string }>()) {
-      stats.set(statsKey(row.workspace_id, row.event_id, row.start), statsOfRow(row));
+      const key = eventKey(row.workspace_id, row.event_id);
+      let buckets = stats.get(key);
+      if (!buckets) {
+        buckets = new Map();
+        stats.set(key, buckets);
+      }
+      buckets.set(row.start, statsOfRow(row));
     }
   }
   return stats;

@@ -11,6 +11,7 @@ import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import { HttpError } from '../httpError.js';
 import { admissionOf } from '../logs/admission.js';
+import { decodeJsonText, parseJsonText } from '../middleware/jsonBody.js';
 import { OTLP_METRICS_PATH, REMOTE_WRITE_PATH } from '../logs/request.js';
 import { gunzipped, unsnappied, wireBytes } from './body.js';
 import { DECODE_OPTIONS, ExportMetricsServiceRequest, ExportMetricsServiceResponse, RpcStatus, WriteRequest } from './otlpProto.js';
@@ -35,9 +36,10 @@ function encodingOf(ctx: Context): Encoding {
 const malformed = (what: string) => new HttpError(400, 'malformed_body', `The request body is not a valid ${what}; nothing of it was stored.`);
 
 function decodeOtlp(bytes: Buffer, encoding: Encoding): MetricsRequest {
+  // JSON is read as on every route: UTF-8 only and valid JSON (else 400 invalid_json), prototype poisoning refused.
+  const json = encoding === 'json' ? parseJsonText(decodeJsonText(bytes)) : null;
   try {
     if (encoding === 'protobuf') return ExportMetricsServiceRequest.toObject(ExportMetricsServiceRequest.decode(bytes), DECODE_OPTIONS) as MetricsRequest;
-    const json = JSON.parse(bytes.toString('utf8')) as unknown;
     if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error('not an object');
     // fromObject, not verify: OTLP/JSON sends 64-bit integers as strings, which verify refuses.
     return ExportMetricsServiceRequest.toObject(ExportMetricsServiceRequest.fromObject(json), DECODE_OPTIONS) as MetricsRequest;

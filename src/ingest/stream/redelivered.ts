@@ -12,7 +12,8 @@ import type { Logger } from '../../logger.js';
 import { rebuildRollupStretches, type RollupStretch } from '../../rollups/rangeRebuild.js';
 import type { ClickHouseStore } from '../../stores/clickhouse.js';
 import { type BlockRow, parseLine } from '../interruptedBlock.js';
-import { type DecodedBatch, insertBody, LOG_COLUMNS, payloadOf } from '../journaledBatch.js';
+import { type DecodedBatch, payloadOf } from '../journaledBatch.js';
+import { insertMissingRows } from '../logsBlockInsert.js';
 
 /** Ids looked up in one query. */
 const IDS_PER_QUERY = 5_000;
@@ -90,9 +91,8 @@ export async function storeRedelivered(
       else present++;
     }
     if (missing.length > 0) {
-      const body = insertBody([payloadOf({ workspaceId, journaledAt, lines: missing.map((r) => r.line) })], timezoneOf);
       // Without a token: these rows are missing whatever a deduplication log says.
-      await clickhouse.insertBytes({ table: 'logs', columns: LOG_COLUMNS, format: 'JSONCompactEachRow', settings: { insert_deduplicate: 0 }, body });
+      await insertMissingRows(clickhouse, [payloadOf({ workspaceId, journaledAt, lines: missing.map((r) => r.line) })], timezoneOf);
       inserted += missing.length;
     }
     keptIds.set(

@@ -12,13 +12,13 @@
 //
 // A message the stream delivers again was taken by a writer that died (or lost its
 // acknowledgement) and may be stored in part: it goes through redelivered.ts.
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { EventDirectory } from '../../events/eventDirectory.js';
 import type { Logger } from '../../logger.js';
 import type { Metrics } from '../../metrics.js';
 import type { ClickHouseStore } from '../../stores/clickhouse.js';
-import { decodeBatch, eventIdsIn, insertRowsBound, LOG_COLUMNS, logsInsertSettings, payloadOf, writeInsertRows } from '../journaledBatch.js';
+import { decodeBatch, eventIdsIn, payloadOf } from '../journaledBatch.js';
+import { LogsBlockInserter } from '../logsBlockInsert.js';
 import { loadRecentIds } from '../logIngestor.js';
 import { RecentLogIds, uuidWords } from '../recentLogIds.js';
 import { classifyClickHouseError } from '../../stores/clickhouseErrors.js';
@@ -41,7 +41,6 @@ interface Held {
 }
 
 const RETRY_PAUSES_MS = [100, 250, 500, 1_000, 2_000, 5_000];
-const FRAMES_PER_TURN = 16;
 const countLines = (payload: Buffer) => {
   let n = 0;
   for (let at = payload.indexOf(10); at >= 0; at = payload.indexOf(10, at + 1)) n++;
@@ -71,7 +70,8 @@ export class StreamWriter {
   meanRecords = 1;
   /** Told the event ids of each block once it is in ClickHouse. */
   onInserted: ((eventIds: ReadonlySet<string>) => void) | null = null;
-  private body = Buffer.alloc(0);
+  /** Builds each block's insert rows (in one buffer kept from block to block) and inserts them. */
+  private readonly inserter: LogsBlockInserter;
   private readonly words = new Int32Array(4);
 
   private constructor(
@@ -83,7 +83,9 @@ export class StreamWriter {
     private readonly options: StreamWriterOptions,
     private readonly metrics: Metrics,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.inserter = new LogsBlockInserter(clickhouse, metrics, (eventId) => directory.timezoneOf(eventId));
+  }
 
   static async open(
     stream: NatsStream,
@@ -275,15 +277,11 @@ export class StreamWriter {
 
   private async insertParts(block: readonly Held[], payloads: readonly Buffer[]): Promise<boolean> {
     const token = `${this.stream.name}@${this.stream.createdAt}:${block[0]!.msg.seq}-${block[block.length - 1]!.msg.seq}:${block.length}`;
-    const body = await this.insertBodyOf(payloads);
+    const rows = await this.inserter.rowsOf(payloads);
     const records = payloads.reduce((n, p) => n + countLines(p), 0);
     for (let attempt = 0; ; attempt++) {
       try {
-        const stopTimer = this.metrics.clickhouseInsertSeconds.startTimer();
-        await this.clickhouse.insertBytes({ table: 'logs', columns: LOG_COLUMNS, format: 'JSONCompactEachRow', settings: logsInsertSettings(token), body });
-        stopTimer();
-        this.metrics.clickhouseInsertRows.observe(records);
-        this.metrics.ingestedRecords.inc(records);
+        await this.inserter.insert(rows, records, token);
         return true;
       } catch (err) {
         if (classifyClickHouseError(err) === 'rows_refused') break;
@@ -306,18 +304,6 @@ export class StreamWriter {
     }
     const half = Math.ceil(block.length / 2);
     return (await this.insertParts(block.slice(0, half), payloads.slice(0, half))) && this.insertParts(block.slice(half), payloads.slice(half));
-  }
-
-  private async insertBodyOf(payloads: readonly Buffer[]): Promise<Buffer> {
-    const timezoneOf = (eventId: string) => this.directory.timezoneOf(eventId);
-    const bound = insertRowsBound(payloads);
-    if (this.body.length < bound) this.body = Buffer.allocUnsafeSlow(bound);
-    let size = 0;
-    for (let i = 0; i < payloads.length; i += FRAMES_PER_TURN) {
-      if (i > 0) await nextTurn();
-      size = writeInsertRows(payloads.slice(i, i + FRAMES_PER_TURN), timezoneOf, this.body, size);
-    }
-    return this.body.subarray(0, size);
   }
 
   /** Redelivered messages, made to hold once (redelivered.ts), then acknowledged; false when stopped first. */

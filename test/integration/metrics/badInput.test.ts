@@ -60,7 +60,11 @@ describe('standard ingest routes: bad input', function () {
       expect(status.code).to.equal(3);
       expect(status.message).to.match(/not a valid ExportMetricsServiceRequest/);
     }
-    const json = await post('/v1/metrics', '{"resourceMetrics": 5', { 'content-type': 'application/json' });
+    // Not JSON at all: invalid_json, as on every route; JSON that is no ExportMetricsServiceRequest: malformed_body.
+    const notJson = await post('/v1/metrics', '{"resourceMetrics": 5', { 'content-type': 'application/json' });
+    expect(notJson.status).to.equal(400);
+    expect(((await notJson.json()) as { error: { code: string } }).error.code).to.equal('invalid_json');
+    const json = await post('/v1/metrics', '{"resourceMetrics": 5}', { 'content-type': 'application/json' });
     expect(json.status).to.equal(400);
     expect(((await json.json()) as { error: { code: string } }).error.code).to.equal('malformed_body');
     expect(await storedLogCount(svc.stores.clickhouse, ws)).to.equal(0);

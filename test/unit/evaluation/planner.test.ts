@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { MAX_CATCH_UP_BUCKETS, planEvaluation } from '../../../src/evaluation/planner.js';
+import { MAX_CATCH_UP_BUCKETS, planEvaluation, plannerAt } from '../../../src/evaluation/planner.js';
 import type { EvaluationTarget } from '../../../src/evaluation/targets.js';
 
 const target = (over: Partial<EvaluationTarget>): EvaluationTarget => ({
@@ -67,5 +67,17 @@ describe('evaluation planner', () => {
       5000,
     );
     expect(plan.closed.map((b) => [iso(b.start), iso(b.end)])).to.deep.equal([['2026-03-28T23:00:00.000Z', '2026-03-29T22:00:00.000Z']]);
+  });
+
+  it('plans many policies at one moment exactly as one at a time, across periods, timezones and progress', () => {
+    const now = at('2026-03-29T02:30:10Z'); // the day Europe/Berlin moves its clocks
+    const targets: EvaluationTarget[] = [];
+    for (const period of ['minute', 'hour', 'day'] as const)
+      for (const timezone of ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata'])
+        for (const until of [null, now - 3 * 60_000, now - 5 * 3_600_000, now - 40 * 86_400_000])
+          targets.push(target({ policy_id: `${period}-${timezone}-${until}`, period, timezone, evaluated_until: until === null ? null : new Date(until) }));
+    const plan = plannerAt(now, 5000);
+    // Twice over: the second pass is served from what the first computed.
+    for (const t of [...targets, ...targets]) expect(plan(t)).to.deep.equal(planEvaluation(t, now, 5000));
   });
 });
