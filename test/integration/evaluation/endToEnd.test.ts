@@ -38,7 +38,7 @@ describe('evaluation to delivery', function () {
       const res = await svc.request('GET', `/v1.0/alerts/${alertId}`, { token });
       return res.body.alerted_at === null ? null : res.body;
     });
-    // The webhook's alert is the API's, with the acknowledge link beside (DECISIONS L).
+    // The webhook's alert is the API's, with the acknowledge link beside (docs/api.md, acknowledging from the message).
     const { ack_url: ackUrl, ...sentAlert } = triggered!.json.alert;
     expect(ackUrl).to.match(new RegExp(`/ack/${alertId}\\?token=[A-Za-z0-9_-]{32,}$`));
     expect({ ...delivered, alerted_at: null }).to.deep.equal(sentAlert);
