@@ -51,6 +51,11 @@ export interface JudgedBucket {
   readonly openVerdict: Verdict;
   /** Judged while still open (an early breach): it is judged again once closed. */
   readonly early: boolean;
+  /**
+   * Judged before the bucket before it, which is still in its grace time: it may raise an
+   * alert, but leaves an open one alone (the bucket before may yet resolve it).
+   */
+  readonly ahead?: boolean;
 }
 
 /** A policy's evaluation state, kept in Postgres with its progress (policies.breach_run …). */
@@ -72,8 +77,10 @@ export const FRESH_RUN: RunState = { run: 0, runStart: null, runPeak: null, sile
 /**
  * One bucket's step: what it does to the policy's alert, and the state after it. A raise
  * needs a whole pending run, and a bucket no alert has covered yet, so an alert resolved by
- * hand is not raised again by the bucket that raised or updated it. A bucket with no verdict
- * ends a pending run, as a bucket that does not breach does.
+ * hand is not raised again by the bucket that raised or updated it; an open alert is updated
+ * or resolved only by its own bucket or a later one, and never by a bucket judged ahead of
+ * the one before it. A bucket with no verdict ends a pending
+ * run, as a bucket that does not breach does.
  */
 export function nextStep(subject: AlertSubject, state: RunState, hasOpenAlert: boolean, b: JudgedBucket): { state: RunState; step: EvaluationStep } {
   const breach = b.verdict === 'breach';
@@ -83,6 +90,9 @@ export function nextStep(subject: AlertSubject, state: RunState, hasOpenAlert: b
   const silentSince = b.count === 0 ? (state.silentSince ?? b.start) : null;
   let step = evaluationStep(hasOpenAlert ? b.openVerdict : b.verdict, hasOpenAlert);
   if (step === 'raise' && (run < subject.pending_buckets || (state.alertedUntil !== null && b.start < state.alertedUntil))) step = 'nothing';
+  // A bucket older than the one the open alert stands on (judged once its grace time ended,
+  // after a newer bucket fired early) neither moves the alert back to its numbers nor resolves it.
+  if ((step === 'update' || step === 'resolve') && ((state.alertedUntil !== null && b.end < state.alertedUntil) || b.ahead === true)) step = 'nothing';
   const alertedUntil = step === 'raise' || step === 'update' ? Math.max(state.alertedUntil ?? b.end, b.end) : state.alertedUntil;
   return { state: { run, runStart, runPeak, silentSince, alertedUntil }, step };
 }

@@ -23,11 +23,13 @@ export interface DueBucket {
   readonly comparison: Bucket | null;
   /** Still open: only a breach no later log can undo counts. */
   readonly open: boolean;
+  /** Open, and judged before the bucket before it (still in its grace time): it may raise an alert, never change an open one. */
+  readonly ahead?: boolean;
 }
 
-export function dueBucket(policy: JudgingPolicy, bucket: Bucket, open: boolean): DueBucket {
+export function dueBucket(policy: JudgingPolicy, bucket: Bucket, open: boolean, ahead = false): DueBucket {
   const comparison = policy.compare_to === null ? null : comparisonBucketOf(policy.period, policy.timezone, bucket, policy.compare_to);
-  return { bucket, comparison, open };
+  return { bucket, comparison, open, ...(ahead ? { ahead } : {}) };
 }
 
 /** The numbers of every due bucket of these policies (all of one period) and of every bucket they are compared with, in one query. */
@@ -70,5 +72,6 @@ function judgeDueOf(policy: JudgingPolicy, due: DueBucket, buckets: EventBucketS
     stats: of(due.bucket),
     comparison: due.comparison && { bucket: due.comparison, stats: of(due.comparison) },
     open: due.open,
+    ...(due.ahead ? { ahead: true } : {}),
   });
 }

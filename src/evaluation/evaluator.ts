@@ -58,21 +58,24 @@ export interface ManualEvaluation {
   readonly alert: Alert | null;
 }
 
-/** The due buckets of a plan: closed ones in order, then the open one (which may fire early). */
+/** The due buckets of a plan: closed ones in order, then the open one and the current one (which may fire early). */
 const dueBucketsOf = (plan: Plan): DueBucket[] => [
   ...plan.closed.map((b) => dueBucket(plan.target, b, false)),
   ...(plan.open ? [dueBucket(plan.target, plan.open, true)] : []),
+  ...(plan.current ? [dueBucket(plan.target, plan.current, true, true)] : []),
 ];
 
 /**
  * dueBucketsOf for plans that share their buckets (plannerAt): computed once per shared
- * bucket list and comparison (compare_to, and the timezone its local days are counted in).
+ * bucket list, comparison (compare_to, and the timezone its local days are counted in) and
+ * whether the current bucket may fire.
  */
 function dueBucketsMemo(): (plan: Plan) => readonly DueBucket[] {
   const memo = new WeakMap<readonly Bucket[], Map<string, readonly DueBucket[]>>();
   return (plan) => {
     const { compare_to, timezone } = plan.target;
-    const key = compare_to === null ? '' : `${compare_to}\u0000${compare_to === 'previous_bucket' && plan.target.period !== 'day' ? '' : timezone}`;
+    const comparison = compare_to === null ? '' : `${compare_to}\u0000${compare_to === 'previous_bucket' && plan.target.period !== 'day' ? '' : timezone}`;
+    const key = `${comparison}\u0000${plan.current === null ? '' : 'current'}`;
     let byComparison = memo.get(plan.closed);
     if (!byComparison) {
       byComparison = new Map();

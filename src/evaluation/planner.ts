@@ -1,6 +1,10 @@
 // Which buckets of a policy are due now. A closed bucket (ended, plus EVAL_GRACE_MS for late
 // logs) is evaluated exactly once, in order, from the policy's evaluated_until on; the
-// bucket after the last closed one may fire early (verdict.ts decides whether it can).
+// bucket after the last closed one may fire early (verdict.ts decides whether it can), and
+// so may the current bucket while that one is still in its grace time, where nothing the
+// late bucket's verdict brings can change the current one's (no pending run, no comparison
+// with the bucket before): a breach in the first seconds of a minute pages at once rather
+// than when the previous minute's grace ends.
 import { bucketAfter, bucketAt, lastClosedBucket, type Bucket } from '../rollups/buckets.js';
 import { PERIOD_MS, type Period } from '../rollups/model.js';
 import type { EvaluationTarget } from './targets.js';
@@ -18,6 +22,8 @@ export interface Plan {
   readonly closed: readonly Bucket[];
   /** The next bucket, still open (or in its grace time), when it has begun. */
   readonly open: Bucket | null;
+  /** The current bucket, when `open` has ended and is in its grace time and this policy's current bucket may fire before it is judged. */
+  readonly current: Bucket | null;
   /** The new evaluated_until (ms) once the closed buckets are evaluated. */
   readonly evaluatedUntil: number;
   /** Closed buckets passed over because they lie beyond the catch-up limit. */
@@ -45,13 +51,21 @@ export function planEvaluation(target: EvaluationTarget, now: number, graceMs: n
     closed.push(bucket);
     bucket = bucketAfter(period, timezone, bucket);
   }
+  const open = bucket.start <= now ? bucket : null;
+  const inGrace = open !== null && open.end <= now;
   return {
     target,
     closed,
-    open: bucket.start <= now ? bucket : null,
+    open,
+    current: inGrace && firesBeforeTheBucketBefore(target) ? bucketAt(period, timezone, now) : null,
     evaluatedUntil: closed.length > 0 ? closed[closed.length - 1]!.end : cursor,
     skipped,
   };
+}
+
+/** A breach of the current bucket stands whatever the bucket before it turns out to be: no pending run counts it, no comparison reads it. */
+function firesBeforeTheBucketBefore(target: Pick<EvaluationTarget, 'pending_buckets' | 'compare_to'>): boolean {
+  return target.pending_buckets === 1 && target.compare_to !== 'previous_bucket';
 }
 
 /**
@@ -61,16 +75,17 @@ export function planEvaluation(target: EvaluationTarget, now: number, graceMs: n
  * policies otherwise builds millions of identical bucket objects.
  */
 export function plannerAt(now: number, graceMs: number): (target: EvaluationTarget) => Plan {
-  const shapes = new Map<string, Omit<Plan, 'target'>>();
+  const shapes = new Map<string, { readonly shape: Omit<Plan, 'target' | 'current'>; readonly current: Bucket | null }>();
   return (target) => {
     const zone = target.period === 'day' ? target.timezone : '';
     const key = `${target.period}\u0000${zone}\u0000${target.evaluated_until?.getTime() ?? ''}`;
-    let shape = shapes.get(key);
-    if (!shape) {
-      const { target: _first, ...rest } = planEvaluation(target, now, graceMs);
-      shape = rest;
-      shapes.set(key, rest);
+    let shared = shapes.get(key);
+    if (!shared) {
+      const { target: _first, current: _its, ...shape } = planEvaluation(target, now, graceMs);
+      const inGrace = shape.open !== null && shape.open.end <= now;
+      shared = { shape, current: inGrace ? bucketAt(target.period, target.timezone, now) : null };
+      shapes.set(key, shared);
     }
-    return { target, ...shape };
+    return { target, ...shared.shape, current: firesBeforeTheBucketBefore(target) ? shared.current : null };
   };
 }

@@ -155,10 +155,12 @@ export interface BucketToJudge {
   readonly comparison: { readonly bucket: Bucket; readonly stats: BucketStats } | null;
   /** Still open: only a breach no later log can undo counts. */
   readonly open: boolean;
+  /** Judged before the bucket before it (dueBuckets.ts). */
+  readonly ahead?: boolean;
 }
 
 /** The verdict on a bucket, with what the alert state machine needs of it. */
-export function judgeBucket(rule: Rule, { bucket, stats, comparison, open }: BucketToJudge): JudgedBucket {
+export function judgeBucket(rule: Rule, { bucket, stats, comparison, open, ahead }: BucketToJudge): JudgedBucket {
   const judgement = (open ? openBucketVerdict : closedBucketVerdict)(rule, stats, comparison?.stats);
   return {
     start: bucket.start,
@@ -173,5 +175,6 @@ export function judgeBucket(rule: Rule, { bucket, stats, comparison, open }: Buc
     verdict: judgement.verdict,
     openVerdict: judgement.openVerdict,
     early: open,
+    ...(ahead ? { ahead } : {}),
   };
 }

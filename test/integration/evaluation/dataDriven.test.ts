@@ -39,7 +39,6 @@ describe('evaluation driven by inserted records', function () {
       expect(quiet.status).to.equal(200);
       const sent = await svc.request('POST', '/v1.0/logs', { token, body: [{ agent: 'worker-1', event: 'queue.depth_items', value: 250 }] });
       expect(sent.status).to.equal(200);
-      // A record in the first EVAL_GRACE_MS (5 s) of a minute waits for the previous minute to close.
       const [hook] = await sink.waitForRequests(1, 30_000);
       expect(hook!.json).to.deep.include({ type: 'alert.triggered' });
       expect(hook!.json.alert).to.include({ policy_id: policyId, status: 'triggered', value: 250 });

@@ -145,6 +145,27 @@ describe('alert changes of a run of buckets', () => {
     expect(later.notifications.map((n) => n.type)).to.deep.equal(['alert.triggered']);
   });
 
+  it('keeps an alert raised early by the current bucket when the bucket before it is judged late, breaching or not', () => {
+    // Minute 1 breached in its first seconds, while minute 0 was still in its grace time.
+    const raised = apply([bucket(1, 5, 'breach', { early: true, ahead: true })]);
+    const open = raised.inserts[0]!;
+    for (const late of [bucket(0, 0, 'clear'), bucket(0, 2, 'breach')]) {
+      const changes = apply([late], open, raised.state);
+      expect(changes.notifications).to.deep.equal([]);
+      expect(changes.updates).to.deep.equal([]);
+    }
+    // Its own bucket, once closed, and later ones still update and resolve it.
+    const closed = apply([bucket(1, 5, 'breach'), bucket(2, 0, 'clear')], open, raised.state);
+    expect(closed.notifications.map((n) => n.type)).to.deep.equal(['alert.resolved']);
+  });
+
+  it('leaves an open alert alone on a breach judged ahead of the bucket before, which may yet resolve it', () => {
+    const open = apply([bucket(0, 5, 'breach', { early: true })]).inserts[0]!;
+    const ahead = apply([bucket(1, 9, 'breach', { early: true, ahead: true })], open);
+    expect(ahead.updates).to.deep.equal([]);
+    expect(ahead.notifications).to.deep.equal([]);
+  });
+
   it('tells how long the event has been silent: the start of its run of empty buckets', () => {
     const s = subject({ aggregate: 'average', condition: 'gt', threshold: 1 });
     const silent = (m: number) => bucket(m, 0, 'breach', { value: null, aggregateValue: null });

@@ -41,6 +41,16 @@ describe('evaluation planner', () => {
     expect(iso(later.open!.start)).to.equal('2026-11-21T10:00:00.000Z');
   });
 
+  it('lets the current bucket fire while the one before is in its grace time, unless a pending run or a comparison needs that one', () => {
+    const now = at('2026-11-21T10:00:03Z');
+    expect(iso(planEvaluation(target({}), now, 5000).current!.start)).to.equal('2026-11-21T10:00:00.000Z');
+    expect(planEvaluation(target({ pending_buckets: 2 }), now, 5000).current).to.equal(null);
+    expect(planEvaluation(target({ compare_to: 'previous_bucket' }), now, 5000).current).to.equal(null);
+    expect(iso(planEvaluation(target({ compare_to: 'previous_1d' }), now, 5000).current!.start)).to.equal('2026-11-21T10:00:00.000Z');
+    // Past the grace time the bucket before is judged closed, and the current one is the open one.
+    expect(planEvaluation(target({}), at('2026-11-21T10:00:06Z'), 5000).current).to.equal(null);
+  });
+
   it('evaluates each closed bucket after the progress mark, in order, once', () => {
     const plan = planEvaluation(target({ evaluated_until: new Date('2026-11-21T10:00:00Z') }), at('2026-11-21T10:03:10Z'), 5000);
     expect(plan.closed.map((b) => iso(b.start))).to.deep.equal(['2026-11-21T10:00:00.000Z', '2026-11-21T10:01:00.000Z', '2026-11-21T10:02:00.000Z']);
@@ -75,7 +85,16 @@ describe('evaluation planner', () => {
     for (const period of ['minute', 'hour', 'day'] as const)
       for (const timezone of ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata'])
         for (const until of [null, now - 3 * 60_000, now - 5 * 3_600_000, now - 40 * 86_400_000])
-          targets.push(target({ policy_id: `${period}-${timezone}-${until}`, period, timezone, evaluated_until: until === null ? null : new Date(until) }));
+          for (const pending_buckets of [1, 2])
+            targets.push(
+              target({
+                policy_id: `${period}-${timezone}-${until}-${pending_buckets}`,
+                period,
+                timezone,
+                pending_buckets,
+                evaluated_until: until === null ? null : new Date(until),
+              }),
+            );
     const plan = plannerAt(now, 5000);
     // Twice over: the second pass is served from what the first computed.
     for (const t of [...targets, ...targets]) expect(plan(t)).to.deep.equal(planEvaluation(t, now, 5000));
