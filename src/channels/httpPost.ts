@@ -1,6 +1,7 @@
 // One JSON POST for the HTTP channels, with got: a time-out over the whole request, no
-// redirects, no retries of its own (the worker retries, with a record of each try), and,
-// for user-chosen targets, the SSRF guard's lookup.
+// redirects, no retries of its own (the worker retries, with a record of each try) except one
+// at once when a kept-alive connection turns out closed, and, for user-chosen targets, the
+// SSRF guard's lookup.
 import http from 'node:http';
 import https from 'node:https';
 import got, { RequestError } from 'got';
@@ -17,6 +18,21 @@ import type { ChannelSettings } from './types.js';
 const agents = {
   guarded: { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) },
   trusted: { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) },
+};
+
+/**
+ * A connection kept open between sends may have been closed by the target a moment before it
+ * is reused (a server's idle time-out, 5 s in Node's): the request then fails with ECONNRESET
+ * or EPIPE before any answer. That says nothing about the target, and waiting for the
+ * worker's first retry (10 s) would delay the page, so got sends it once more at once (on
+ * another connection). Nothing else is retried here; the receiver deduplicates by webhook-id.
+ */
+const STALE_CONNECTION_RETRY = {
+  limit: 1,
+  methods: ['POST' as const],
+  statusCodes: [],
+  errorCodes: ['ECONNRESET', 'EPIPE'],
+  calculateDelay: ({ computedValue }: { computedValue: number }) => (computedValue > 0 ? 1 : 0),
 };
 
 export interface HttpAnswer {
@@ -50,7 +66,7 @@ export async function postJson(url: string, payload: unknown, settings: ChannelS
       headers: { 'user-agent': 'alertmon', 'content-type': 'application/json', ...options.headers, ...options.headersForBody?.(body) },
       throwHttpErrors: false,
       followRedirect: false,
-      retry: { limit: 0 },
+      retry: STALE_CONNECTION_RETRY,
       timeout: { request: settings.delivery.timeoutMs },
       agent: guarded ? agents.guarded : agents.trusted,
       ...(guarded ? { dnsLookup: guardedLookup as never } : {}),
