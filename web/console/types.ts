@@ -74,6 +74,8 @@ export interface DeliveryAttempt {
   error_message: string | null;
   kind: string;
   type?: string;
+  /** alert.escalated: the step the attempt sent. */
+  escalation?: { step: number; of: number; round: number } | null;
   attempt?: number;
   created_at: string;
 }
