@@ -123,7 +123,10 @@ describe('escalation and acknowledge links (Chromium)', function () {
     await page.getByText('(acknowledged from the notification link)').waitFor();
     // Its delivery history: the triggered notification and each escalation step, with its place in the chain.
     const history = page.locator('table.deliveries');
-    for (const round of [1, 2]) await history.getByRole('row').filter({ hasText: `escalation step 1 of 1, round ${round}` }).filter({ hasText: 'delivered' }).waitFor();
+    for (const round of [1, 2]) {
+      const step = history.getByRole('row').filter({ hasText: `escalation step 1 of 1, round ${round}` });
+      await step.filter({ hasText: 'delivered' }).waitFor();
+    }
     await history.getByRole('row').filter({ hasText: 'alert.triggered' }).waitFor();
   });
 });
