@@ -12,6 +12,8 @@ export interface EventDefinition {
   timezone: string;
   public: boolean;
   share_token: string;
+  /** The share page at the service's PUBLIC_URL; null when that is not set. */
+  share_url?: string | null;
   created_at: string;
 }
 
