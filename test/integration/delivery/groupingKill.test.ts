@@ -4,7 +4,7 @@
 // one delivered attempt (grouping.test.ts has the clean restart).
 import { expect } from 'chai';
 import { FakeHttpServer } from '../../helpers/fakeProviders.js';
-import { request } from '../../helpers/http.js';
+import { requestOk } from '../../helpers/http.js';
 import { startServiceProcess } from '../../helpers/process.js';
 import { freshProcessEnv, postgresMode } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
@@ -28,11 +28,8 @@ describe(`grouping survives kill -9 mid-window (Postgres ${postgresMode})`, func
     };
     let service = await startServiceProcess(env);
     try {
-      const call = async (method: string, path: string, token: string, body?: unknown) => {
-        const res = await request(service.url, method, path, { token, body });
-        if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-        return res.body;
-      };
+      // service.url read at each call: a restart gives the process a new port.
+      const call = (method: string, path: string, token: string, body?: unknown) => requestOk(service.url, method, path, token, body);
       const token = (await call('POST', '/v1.0/admin/tokens', ADMIN_TOKEN, { user_id: 'grouping-kill-ws' })).token as string;
       await call('POST', '/v1.0/destinations', token, { channel: 'webhook', url: `${sink.origin}/grouped`, group_window_seconds: WINDOW_SECONDS });
       const event = await call('POST', '/v1.0/events', token, { event: 'grouping.kill', agent: 'k' });
