@@ -58,7 +58,7 @@ export function apiRouters(services: Services): ApiRouters {
   const workspace = [
     { plane: 'logs', router: logRoutes(ingestor, metrics, config.ingest.maxBatchRecords) },
     { plane: 'logs', router: metricRoutes(ingestor, metrics) },
-    { plane: 'control', router: eventRoutes(services.events) },
+    { plane: 'control', router: eventRoutes(services.events, services.links) },
     { plane: 'control', router: analyticsRoutes(stores) },
     { plane: 'control', router: policyRoutes({ postgres, evaluator, maxPerWorkspace: config.policies.maxPerWorkspace }) },
     { plane: 'control', router: alertRoutes({ postgres }) },

@@ -1,8 +1,17 @@
-// The links a message carries back to the service: the one home of their shape. PUBLIC_URL
-// is the address recipients see; unset, it is the listener's own address, known once the
-// process listens (PORT 0 picks a free port), so service.ts sets it then.
+// The links a message or the API hands out back to the service: the one home of their
+// shape. PUBLIC_URL is the address recipients see; unset, it is the listener's own address,
+// known once the process listens (PORT 0 picks a free port), so service.ts sets it then.
 export class PublicLinks {
-  constructor(private base: string) {}
+  /** `publicUrl`: PUBLIC_URL, or null when unset (`listener` then stands in for it). */
+  static of(publicUrl: string | null, listener: string): PublicLinks {
+    return new PublicLinks(publicUrl ?? listener, publicUrl !== null);
+  }
+
+  /** `configured`: whether `base` is a configured PUBLIC_URL rather than the listener's own address. */
+  constructor(
+    private base: string,
+    private readonly configured = true,
+  ) {}
 
   get publicUrl(): string {
     return this.base;
@@ -21,5 +30,14 @@ export class PublicLinks {
   /** A public event's share page. */
   shareUrl(eventId: string, shareToken: string): string {
     return `${this.base}/share/events/${encodeURIComponent(eventId)}?token=${encodeURIComponent(shareToken)}`;
+  }
+
+  /**
+   * The share link the API presents with a public event: only at a configured PUBLIC_URL.
+   * Unset, the listener's address is no better than the one a client reached the service at
+   * (behind a proxy, or HOST 0.0.0.0, it is worse), so the client builds the link itself.
+   */
+  presentedShareUrl(event: { readonly event_id: string; readonly share_token: string; readonly public: boolean }): string | null {
+    return this.configured && event.public ? this.shareUrl(event.event_id, event.share_token) : null;
   }
 }

@@ -75,7 +75,7 @@ export async function buildServices(config: Config, stores: Stores, logger: Logg
   const directory = new EventDirectory(postgres, config.events.maxDefinitionsPerWorkspace);
   const ingestor = await ingestorOf(config, stores, directory, metrics, logger);
   const timezones = usesClickHouse(config) ? await TimezoneCatalog.load(clickhouse) : TimezoneCatalog.ofIntl();
-  const links = new PublicLinks(config.http.publicUrl ?? `http://${config.http.host}:${config.http.port}`);
+  const links = PublicLinks.of(config.http.publicUrl, `http://${config.http.host}:${config.http.port}`);
   const insertSignal = new InsertSignal(postgres, logger);
   ingestor?.onInserted((eventIds) => insertSignal.announce(eventIds));
   return {

@@ -2,7 +2,7 @@
 // it. The worker's queue is the `pending` rows whose next_attempt_at has come; a claim
 // pushes next_attempt_at ahead by a lease, in a short transaction with SKIP LOCKED, so two
 // workers never take the same row and a worker that dies mid-send leaves it due again.
-import type { Notification, NotifiedAlert } from '../alerts/outbox.js';
+import type { EscalationPosition, Notification, NotifiedAlert } from '../alerts/outbox.js';
 import type { Credentials, Destination } from '../destinations/types.js';
 import { newId } from '../ids.js';
 import type { Page } from '../page.js';
@@ -334,6 +334,12 @@ export async function recordAttemptResults(db: Queryable, results: readonly Atte
 export const DELIVERY_KINDS = ['alert', 'test', 'all'] as const;
 export type DeliveryKindFilter = (typeof DELIVERY_KINDS)[number];
 
+/** An attempt as an alert's history shows it: with the escalation step it sent, if it sent one. */
+export interface AttemptInHistory extends DeliveryAttempt {
+  /** alert.escalated: which step of the chain (from the notification it sent); else null. */
+  escalation: EscalationPosition | null;
+}
+
 /** Attempts of one alert (or test send) of the workspace, newest first. */
 export async function listAttemptsOfAlert(
   db: Queryable,
@@ -341,9 +347,13 @@ export async function listAttemptsOfAlert(
   alertId: string,
   kind: DeliveryKindFilter,
   page: Page,
-): Promise<DeliveryAttempt[]> {
-  return db.query<DeliveryAttempt>(
-    `SELECT ${COLUMNS} FROM delivery_attempts
+): Promise<AttemptInHistory[]> {
+  // The step is in the notification the attempt sent (the outbox keeps it with the alert).
+  return db.query<AttemptInHistory>(
+    `SELECT ${COLUMNS},
+       (SELECT n.alert -> 'escalation' FROM alert_notifications n
+        WHERE n.notification_id = delivery_attempts.notification_id AND delivery_attempts.type = 'alert.escalated') AS escalation
+     FROM delivery_attempts
      WHERE workspace_id = $1 AND alert_id = $2 AND ($3 = 'all' OR kind = $3)
      ORDER BY created_at DESC, attempt_id DESC LIMIT $4 OFFSET $5`,
     [workspaceId, alertId, kind, page.limit, page.offset],

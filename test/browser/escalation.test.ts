@@ -1,13 +1,16 @@
 // Escalation and acknowledging from the message, in a real browser as a person does it:
 // create an escalation policy in the console, attach it to a policy, raise an alert, open
 // the acknowledge link from the webhook body, press the button, and see the alert
-// acknowledged in the console.
+// acknowledged in the console, with each escalation step (its number and round) in the
+// alert's delivery history. An escalation "minute" is 100 ms here, so the chain runs in a second.
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
 import { FakeHttpServer } from '../helpers/fakeProviders.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { waitFor } from '../helpers/waitFor.js';
+
+const ESCALATION_MINUTE_MS = 100;
 
 describe('escalation and acknowledge links (Chromium)', function () {
   this.timeout(300_000);
@@ -21,7 +24,15 @@ describe('escalation and acknowledge links (Chromium)', function () {
     // Starting the service and Chromium together can take minutes on a loaded machine.
     this.timeout(600_000);
     [svc, browser, sink] = await Promise.all([
-      startTestService({ env: { EVAL_INTERVAL_MS: '86400000', ALLOW_PRIVATE_TARGETS: '1', DELIVERY_POLL_INTERVAL_MS: '50' } }),
+      startTestService({
+        env: {
+          EVAL_INTERVAL_MS: '86400000',
+          ALLOW_PRIVATE_TARGETS: '1',
+          DELIVERY_POLL_INTERVAL_MS: '50',
+          ESCALATION_MINUTE_MS: String(ESCALATION_MINUTE_MS),
+          ESCALATION_POLL_INTERVAL_MS: '50',
+        },
+      }),
       launchBrowser(),
       FakeHttpServer.start(),
     ]);
@@ -48,12 +59,13 @@ describe('escalation and acknowledge links (Chromium)', function () {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Events', level: 1 }).waitFor();
 
-    // The escalation policy: a name, one step after 5 minutes to the webhook.
+    // The escalation policy: a name, one step after 5 minutes to the webhook, once more after that.
     await nav('Escalation');
     await page.getByRole('heading', { name: 'Escalation policies', level: 1 }).waitFor();
     await page.getByLabel(/^Name/).fill('Night shift');
     await page.getByLabel('Minutes after the alert triggered').fill('5');
     await page.getByLabel(/^webhook:/).check();
+    await page.getByLabel(/^Repeat/).fill('1');
     await page.getByRole('button', { name: 'Create escalation policy' }).click();
     await page.getByText('The escalation policy was created.').waitFor();
     const row = page.getByRole('row').filter({ hasText: 'Night shift' });
@@ -84,6 +96,15 @@ describe('escalation and acknowledge links (Chromium)', function () {
     const sent = await waitFor('alert.triggered at the webhook', async () => sink.requests.find((r) => r.json?.type === 'alert.triggered'));
     const ackUrl: string = sent.json.alert.ack_url;
     expect(ackUrl.startsWith(`${svc.url}/ack/${evaluated.body.alert.alert_id}?token=`)).to.equal(true);
+    // Nobody acknowledged: the chain's two steps (step 1 in rounds 1 and 2) reach the webhook.
+    const steps = await waitFor('two escalation steps at the webhook', async () => {
+      const escalated = sink.requests.filter((r) => r.json?.type === 'alert.escalated');
+      return escalated.length === 2 ? escalated : null;
+    });
+    expect(steps.map((r) => r.json.escalation)).to.deep.equal([
+      { step: 1, of: 1, round: 1 },
+      { step: 1, of: 1, round: 2 },
+    ]);
 
     // A second tab, as a person opening the link from the message: the page, then the button.
     const linkPage = await browser.newPage();
@@ -100,5 +121,12 @@ describe('escalation and acknowledge links (Chromium)', function () {
     await alertRow.filter({ hasText: 'acknowledged' }).waitFor();
     await alertRow.getByRole('link', { name: 'No orders' }).click();
     await page.getByText('(acknowledged from the notification link)').waitFor();
+    // Its delivery history: the triggered notification and each escalation step, with its place in the chain.
+    const history = page.locator('table.deliveries');
+    for (const round of [1, 2]) {
+      const step = history.getByRole('row').filter({ hasText: `escalation step 1 of 1, round ${round}` });
+      await step.filter({ hasText: 'delivered' }).waitFor();
+    }
+    await history.getByRole('row').filter({ hasText: 'alert.triggered' }).waitFor();
   });
 });

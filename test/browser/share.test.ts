@@ -1,10 +1,13 @@
 // The share page in a real browser: its chart is drawn from the event's live data, refreshes
-// itself, and a wrong token shows the not-found page.
+// itself, and a wrong token shows the not-found page. The console hands out the link at the
+// service's PUBLIC_URL (set here to an address this test never opens).
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { launchBrowser, timeToFirstChart, type TestBrowser } from '../helpers/browser.js';
 import { sendLogs } from '../helpers/logs.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+
+const PUBLIC_URL = 'https://status.example.com';
 
 describe('share page (Chromium)', function () {
   this.timeout(90_000);
@@ -14,7 +17,7 @@ describe('share page (Chromium)', function () {
   let shared: { event_id: string; share_token: string };
 
   before(async () => {
-    [svc, browser] = await Promise.all([startTestService(), launchBrowser()]);
+    [svc, browser] = await Promise.all([startTestService({ env: { PUBLIC_URL: PUBLIC_URL } }), launchBrowser()]);
     token = await svc.tokenFor('share-browser-ws');
     const created = await svc.request('POST', '/v1.0/events', {
       token,
@@ -80,5 +83,17 @@ describe('share page (Chromium)', function () {
     const rotated = await svc.request('POST', `/v1.0/events/${shared.event_id}/share-token`, { token });
     expect(rotated.status).to.equal(200);
     await open.getByRole('alert').filter({ hasText: 'This share link no longer works' }).waitFor({ timeout: 30_000 });
+  });
+
+  it('shows in the console the share link at PUBLIC_URL, not at the address the console was opened at', async () => {
+    const page = await browser.newPage();
+    await page.addInitScript(`sessionStorage.setItem('alertmon.token', ${JSON.stringify(token)})`);
+    await page.goto(`${svc.url}/#/events/${shared.event_id}`);
+    const field = page.getByLabel(/Anyone with this link/);
+    await field.waitFor();
+    // The token as it is now (a test above replaced it).
+    const { share_token } = (await svc.request('GET', `/v1.0/events/${shared.event_id}`, { token })).body;
+    expect(await field.inputValue()).to.equal(`${PUBLIC_URL}/share/events/${shared.event_id}?token=${share_token}`);
+    expect(await page.getByRole('link', { name: 'Open the share page' }).getAttribute('href')).to.equal(await field.inputValue());
   });
 });

@@ -35,3 +35,10 @@ export async function request<T = Json>(baseUrl: string, method: string, path: s
   if ((response.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
+
+/** A set-up request that must succeed: its body, or an error naming the call and the answer. */
+export async function requestOk<T = Json>(baseUrl: string, method: string, path: string, token: string, body?: unknown): Promise<T> {
+  const res = await request<T>(baseUrl, method, path, { token, body });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+  return res.body;
+}

@@ -12,6 +12,8 @@ export interface EventDefinition {
   timezone: string;
   public: boolean;
   share_token: string;
+  /** The share page at the service's PUBLIC_URL; null when that is not set. */
+  share_url?: string | null;
   created_at: string;
 }
 
@@ -74,6 +76,8 @@ export interface DeliveryAttempt {
   error_message: string | null;
   kind: string;
   type?: string;
+  /** alert.escalated: the step the attempt sent. */
+  escalation?: { step: number; of: number; round: number } | null;
   attempt?: number;
   created_at: string;
 }

@@ -3,27 +3,9 @@
 // previews and mail scanners, which follow GETs, change nothing. Styled by the console's
 // stylesheet for public pages (/assets/share.css).
 import type { AlertJson } from '../../alerts/model.js';
-import { escapeHtml } from '../public/sharePage.js';
+import { escapeHtml, linkPage } from '../public/linkPage.js';
 
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="/assets/share.css">
-</head>
-<body>
-<main class="share ack">
-${body}
-</main>
-</body>
-</html>
-`;
-}
+const page = (title: string, body: string) => linkPage({ title, mainClass: 'share ack', body });
 
 function facts(alert: AlertJson): string {
   return [`${alert.agent} / ${alert.event}`, `severity: ${alert.severity}`, `triggered at ${alert.triggered_at}`].map(escapeHtml).join(' · ');

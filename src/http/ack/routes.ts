@@ -5,15 +5,14 @@
 // links' limiter; nothing is cached.
 import { alertJson } from '../../alerts/model.js';
 import { acknowledgeFromLink, ackLinkOpens } from '../../alerts/operations.js';
-import { AppError, notFound } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import { isUuid } from '../../ids.js';
 import type { PostgresStore } from '../../stores/postgres.js';
 import { ApiRouter } from '../apiRouter.js';
 import type { AppContext } from '../context.js';
-import { HttpError } from '../httpError.js';
 import { setPageSecurityHeaders } from '../middleware/securityHeaders.js';
 import type { AddressRateLimiter } from '../public/addressRateLimit.js';
-import { tooManyRequestsPage } from '../public/sharePage.js';
+import { answerLinkPage } from '../public/linkPage.js';
 import { ackLinkNotFoundPage, ackPage, acknowledgedPage } from './page.js';
 
 const html = (description: string) => ({ description, contentType: 'text/html', schema: { type: 'string' } }) as const;
@@ -36,26 +35,17 @@ export function ackRoutes(postgres: PostgresStore, limiter: AddressRateLimiter):
     // The form posts back to this page, so the page's policy allows a form to this origin.
     setPageSecurityHeaders(ctx, { framable: false, postsForms: true });
     ctx.set({ 'Cache-Control': 'no-store', 'X-Robots-Tag': 'noindex' });
-    ctx.type = 'html';
-    try {
-      limiter.take(ctx.ip);
-      const id = ctx.params.alertID!;
-      const token = ctx.query.token;
-      if (!isUuid(id) || typeof token !== 'string') throw notFound('alert');
-      ctx.body = await render(id.toLowerCase(), token);
-    } catch (err) {
-      if (err instanceof HttpError && err.status === 429) {
-        ctx.status = 429;
-        ctx.set(err.headers as Record<string, string>);
-        ctx.body = tooManyRequestsPage(err.headers['Retry-After'] ?? '60');
-      } else if (err instanceof AppError && err.kind === 'not_found') {
-        ctx.status = 404;
-        ctx.body = ackLinkNotFoundPage();
-      } else {
-        throw err;
-      }
-      ctx.type = 'html';
-    }
+    await answerLinkPage(
+      ctx,
+      async () => {
+        limiter.take(ctx.ip);
+        const id = ctx.params.alertID!;
+        const token = ctx.query.token;
+        if (!isUuid(id) || typeof token !== 'string') throw notFound('alert');
+        return render(id.toLowerCase(), token);
+      },
+      ackLinkNotFoundPage,
+    );
   };
 
   return new ApiRouter('acknowledge links', '')

@@ -1,6 +1,6 @@
 // The delivery history of an alert, or of a test send under its synthetic alert id
 // (docs/api.md, Destinations and deliveries). The other /v1.0/alerts routes belong to the alerts router.
-import { alertOrTestExists, DELIVERY_KINDS, listAttemptsOfAlert, type DeliveryAttempt } from '../../delivery/attempts.js';
+import { alertOrTestExists, DELIVERY_KINDS, listAttemptsOfAlert, type AttemptInHistory } from '../../delivery/attempts.js';
 import { notFound } from '../../errors.js';
 import type { PostgresStore } from '../../stores/postgres.js';
 import { pageOf } from '../../page.js';
@@ -19,7 +19,7 @@ const historyQuerySchema = {
 
 const attemptSchema = {
   type: 'object',
-  required: ['attempt_id', 'alert_id', 'destination_id', 'channel', 'target', 'status', 'response_status', 'error_message', 'kind', 'created_at'],
+  required: ['attempt_id', 'alert_id', 'destination_id', 'channel', 'target', 'status', 'response_status', 'error_message', 'kind', 'escalation', 'created_at'],
   properties: {
     attempt_id: { type: 'string', format: 'uuid' },
     alert_id: { type: 'string', format: 'uuid' },
@@ -35,7 +35,13 @@ const attemptSchema = {
     response_status: { type: ['integer', 'null'] },
     error_message: { type: ['string', 'null'] },
     kind: { type: 'string', enum: ['alert', 'test'] },
-    type: { type: 'string', enum: ['alert.triggered', 'alert.resolved', 'test'] },
+    type: { type: 'string', enum: ['alert.triggered', 'alert.resolved', 'alert.reminder', 'alert.escalated', 'alert.group', 'test'] },
+    escalation: {
+      type: ['object', 'null'],
+      description: 'alert.escalated: the step this attempt sent, step of of, in round round (docs/api.md, Escalation); null for any other type.',
+      required: ['step', 'of', 'round'],
+      properties: { step: { type: 'integer', minimum: 1 }, of: { type: 'integer', minimum: 1 }, round: { type: 'integer', minimum: 1 } },
+    },
     attempt: { type: 'integer', description: 'Try number, 1 to 6.' },
     next_attempt_at: { type: ['string', 'null'], format: 'date-time' },
     created_at: { type: 'string', format: 'date-time' },
@@ -43,7 +49,7 @@ const attemptSchema = {
   },
 } as const;
 
-export function deliveryAttemptJson(a: DeliveryAttempt) {
+export function deliveryAttemptJson(a: AttemptInHistory) {
   return {
     attempt_id: a.attempt_id,
     alert_id: a.alert_id,
@@ -56,6 +62,7 @@ export function deliveryAttemptJson(a: DeliveryAttempt) {
     error_message: a.error_message,
     kind: a.kind,
     type: a.type,
+    escalation: a.escalation === null ? null : { step: a.escalation.step, of: a.escalation.of, round: a.escalation.round },
     attempt: a.attempt,
     next_attempt_at: a.next_attempt_at === null ? null : a.next_attempt_at.toISOString(),
     created_at: a.created_at.toISOString(),

@@ -1,8 +1,9 @@
 import type { EventDefinition } from '../../events/model.js';
+import type { PublicLinks } from '../../publicLinks.js';
 import type { Period, RollupBucket } from '../../rollups/model.js';
 
-/** An event definition as the API shows it: timestamps as ISO 8601 UTC with milliseconds. */
-export function eventDefinitionJson(d: EventDefinition) {
+/** An event definition as the API shows it: timestamps as ISO 8601 UTC with milliseconds, the share link at PUBLIC_URL. */
+export function eventDefinitionJson(d: EventDefinition, links: PublicLinks) {
   return {
     event_id: d.event_id,
     user_id: d.user_id,
@@ -14,6 +15,7 @@ export function eventDefinitionJson(d: EventDefinition) {
     timezone: d.timezone,
     public: d.public,
     share_token: d.share_token,
+    share_url: links.presentedShareUrl(d),
     created_at: d.created_at.toISOString(),
     updated_at: d.updated_at.toISOString(),
   };

@@ -9,7 +9,9 @@ import {
   updateEventDefinition,
   type EventsDeps,
 } from '../../events/operations.js';
+import type { EventDefinition } from '../../events/model.js';
 import { pageOf, pageOrAll } from '../../page.js';
+import type { PublicLinks } from '../../publicLinks.js';
 import { emptyBodySchema } from '../validation.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
@@ -20,7 +22,9 @@ const invalidInput = { description: 'Invalid input; nothing was changed.' };
 const noSuchEvent = { description: 'No such event definition in this workspace.' };
 const definitionResponse = { description: 'The event definition.', schema: eventDefinitionSchema };
 
-export function eventRoutes(deps: EventsDeps): ApiRouter {
+/** `links`: where share links point (PUBLIC_URL). */
+export function eventRoutes(deps: EventsDeps, links: PublicLinks): ApiRouter {
+  const present = (d: EventDefinition) => eventDefinitionJson(d, links);
   return new ApiRouter('events', '/v1.0/events', ['eventID'])
     .add(
       {
@@ -33,7 +37,7 @@ export function eventRoutes(deps: EventsDeps): ApiRouter {
       },
       async (ctx, { body }) => {
         ctx.status = 201;
-        ctx.body = eventDefinitionJson(await createEventDefinition(deps, workspaceOf(ctx), body));
+        ctx.body = present(await createEventDefinition(deps, workspaceOf(ctx), body));
       },
     )
     .add(
@@ -46,13 +50,13 @@ export function eventRoutes(deps: EventsDeps): ApiRouter {
       },
       async (ctx, { query }) => {
         const definitions = await listEventDefinitions(deps.postgres, workspaceOf(ctx), pageOrAll(query));
-        ctx.body = definitions.map(eventDefinitionJson);
+        ctx.body = definitions.map(present);
       },
     )
     .add(
       { method: 'get', path: '/:eventID', summary: 'Read an event definition', responses: { 200: definitionResponse, 400: invalidInput, 404: noSuchEvent } },
       async (ctx) => {
-        ctx.body = eventDefinitionJson(await requireEventDefinition(deps.postgres, workspaceOf(ctx), ctx.params.eventID!));
+        ctx.body = present(await requireEventDefinition(deps.postgres, workspaceOf(ctx), ctx.params.eventID!));
       },
     )
     .add(
@@ -70,7 +74,7 @@ export function eventRoutes(deps: EventsDeps): ApiRouter {
         },
       },
       async (ctx, { body }) => {
-        ctx.body = eventDefinitionJson(await updateEventDefinition(deps, workspaceOf(ctx), ctx.params.eventID!, body));
+        ctx.body = present(await updateEventDefinition(deps, workspaceOf(ctx), ctx.params.eventID!, body));
       },
     )
     .add(
@@ -83,7 +87,7 @@ export function eventRoutes(deps: EventsDeps): ApiRouter {
         responses: { 200: definitionResponse, 400: invalidInput, 404: noSuchEvent },
       },
       async (ctx) => {
-        ctx.body = eventDefinitionJson(await rotateShareToken(deps.postgres, workspaceOf(ctx), ctx.params.eventID!));
+        ctx.body = present(await rotateShareToken(deps.postgres, workspaceOf(ctx), ctx.params.eventID!));
       },
     )
     .add(

@@ -33,6 +33,7 @@ export const updateEventSchema = {
     event_id: {},
     user_id: {},
     share_token: {},
+    share_url: {},
     created_at: {},
     updated_at: {},
   },
@@ -58,7 +59,21 @@ const timestamp = { type: 'string', format: 'date-time' } as const;
 
 export const eventDefinitionSchema = {
   type: 'object',
-  required: ['event_id', 'user_id', 'event', 'agent', 'title', 'description', 'unit', 'timezone', 'public', 'share_token', 'created_at', 'updated_at'],
+  required: [
+    'event_id',
+    'user_id',
+    'event',
+    'agent',
+    'title',
+    'description',
+    'unit',
+    'timezone',
+    'public',
+    'share_token',
+    'share_url',
+    'created_at',
+    'updated_at',
+  ],
   properties: {
     event_id: { type: 'string', format: 'uuid' },
     user_id: { type: 'string', description: 'The workspace.' },
@@ -70,6 +85,11 @@ export const eventDefinitionSchema = {
     timezone: { type: 'string' },
     public: { type: 'boolean' },
     share_token: { type: 'string' },
+    share_url: {
+      type: ['string', 'null'],
+      description:
+        'The share page at PUBLIC_URL, while the event is public; null when it is not, or when PUBLIC_URL is not set (a client then builds /share/events/<event_id>?token=<share_token> on the address it reached the service at).',
+    },
     created_at: timestamp,
     updated_at: timestamp,
   },

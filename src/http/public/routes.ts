@@ -2,17 +2,17 @@
 // event id and share token, as JSON and as a page. Every refusal (malformed id, missing or
 // wrong token, unknown or private event) is the same 404, so a link cannot be probed; each
 // client address is rate-limited; answers may be cached for 10 s.
-import { AppError, notFound } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import { readSharedEvent, type EventsDeps } from '../../events/operations.js';
 import { isUuid } from '../../ids.js';
 import { ApiRouter } from '../apiRouter.js';
 import type { AppContext } from '../context.js';
-import { HttpError } from '../httpError.js';
 import { setPageSecurityHeaders } from '../middleware/securityHeaders.js';
 import type { AddressRateLimiter } from './addressRateLimit.js';
 import { sharedEventJson } from './representation.js';
 import { shareLinkQuerySchema, sharedEventSchema } from './schemas.js';
-import { linkNotFoundPage, sharePage, tooManyRequestsPage } from './sharePage.js';
+import { answerLinkPage } from './linkPage.js';
+import { linkNotFoundPage, sharePage } from './sharePage.js';
 
 const html = (description: string) => ({ description, contentType: 'text/html', schema: { type: 'string' } }) as const;
 const tooMany = 'Too many requests from this client address (rate_limited), with Retry-After in seconds.';
@@ -68,22 +68,7 @@ export function publicRoutes(deps: Pick<EventsDeps, 'postgres' | 'clickhouse'>, 
       },
       async (ctx) => {
         setPageSecurityHeaders(ctx, { framable: true });
-        ctx.type = 'html';
-        try {
-          ctx.body = sharePage(await readShared(ctx));
-        } catch (err) {
-          if (err instanceof HttpError && err.status === 429) {
-            ctx.status = 429;
-            ctx.set(err.headers as Record<string, string>);
-            ctx.body = tooManyRequestsPage(err.headers['Retry-After'] ?? '60');
-          } else if (err instanceof AppError && err.kind === 'not_found') {
-            ctx.status = 404;
-            ctx.body = linkNotFoundPage();
-          } else {
-            throw err;
-          }
-          ctx.type = 'html';
-        }
+        await answerLinkPage(ctx, async () => sharePage(await readShared(ctx)), linkNotFoundPage);
       },
     );
 }

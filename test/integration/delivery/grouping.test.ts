@@ -1,8 +1,9 @@
 // Grouping per destination (docs/api.md, Grouping), through real dispatch to a local webhook
 // sink: 1,000 alerts raised together reach a grouped destination as two messages (the first
 // at once, the other 999 as one alert.group at the end of the window), each alert with its own
-// delivered attempt; a restart in the middle of a window loses and doubles nothing; a group
-// that fails is retried as a whole; reminders and test sends are never grouped.
+// delivered attempt; a restart in the middle of a window loses and doubles nothing (a kill -9
+// there too: groupingKill.test.ts); a group that fails is retried as a whole; reminders and
+// test sends are never grouped.
 import { expect } from 'chai';
 import { newId } from '../../../src/ids.js';
 import type { PostgresStore } from '../../../src/stores/postgres.js';

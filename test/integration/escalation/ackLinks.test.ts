@@ -98,10 +98,19 @@ describe('acknowledge links', function () {
     expect(await statusOf(one.alert.alert_id)).to.include({ status: 'triggered' });
   });
 
-  it('acknowledges with no other method', async () => {
+  it('acknowledges with no other method: 405 with Allow, as every route; HEAD answers as GET and changes nothing', async () => {
     const { alert, path } = await raisedWithLink();
-    for (const method of ['PUT', 'DELETE', 'PATCH']) expect((await page(method, path)).status, method).to.be.within(400, 499);
-    expect(await statusOf(alert.alert_id)).to.include({ status: 'triggered' });
+    for (const method of ['PUT', 'DELETE', 'PATCH']) {
+      const res = await page(method, path);
+      expect(res.status, method).to.equal(405);
+      expect(res.headers.get('allow'), method).to.equal('GET, HEAD, POST');
+    }
+    const head = await page('HEAD', path);
+    expect(head.status).to.equal(200);
+    expect(head.headers.get('content-type')).to.match(/^text\/html/);
+    expect(head.text).to.equal('');
+    expect((await page('HEAD', `/ack/${alert.alert_id}?token=${'A'.repeat(32)}`)).status).to.equal(404);
+    expect(await statusOf(alert.alert_id)).to.include({ status: 'triggered', acknowledged_at: null });
   });
 
   it('is not in alert.resolved notifications', async () => {

@@ -100,6 +100,15 @@ describe('escalation chains', function () {
       return steps.length === 4 ? steps : null;
     });
     expect(history.every((d: { kind: string }) => d.kind === 'alert')).to.equal(true);
+    // Each names its step (attempts written in one dispatch share a time: no order asked); the triggered notification names none.
+    expect(history.map((d: { escalation: unknown }) => d.escalation)).to.have.deep.members([
+      { step: 2, of: 2, round: 2 },
+      { step: 1, of: 2, round: 2 },
+      { step: 2, of: 2, round: 1 },
+      { step: 1, of: 2, round: 1 },
+    ]);
+    const whole = await svc.request('GET', `/v1.0/alerts/${alert.alert_id}/deliveries`, { token });
+    for (const d of whole.body.filter((a: { type: string }) => a.type !== 'alert.escalated')) expect(d.escalation).to.equal(null);
   });
 
   it('stops when the alert is acknowledged between steps', async () => {

@@ -4,7 +4,7 @@
 // the same webhook-id (receivers dedupe on it), never as a second step.
 import { expect } from 'chai';
 import { FakeHttpServer } from '../../helpers/fakeProviders.js';
-import { request } from '../../helpers/http.js';
+import { requestOk } from '../../helpers/http.js';
 import { startServiceProcess } from '../../helpers/process.js';
 import { freshProcessEnv, postgresMode } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
@@ -29,11 +29,8 @@ describe(`escalation survives kill -9 of the worker mid-chain (Postgres ${postgr
     };
     let service = await startServiceProcess(env);
     try {
-      const call = async (method: string, path: string, token: string, body?: unknown) => {
-        const res = await request(service.url, method, path, { token, body });
-        if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-        return res.body;
-      };
+      // service.url read at each call: a restart gives the process a new port.
+      const call = (method: string, path: string, token: string, body?: unknown) => requestOk(service.url, method, path, token, body);
       const token = (await call('POST', '/v1.0/admin/tokens', ADMIN_TOKEN, { user_id: 'kill-ws' })).token as string;
       const destination = (await call('POST', '/v1.0/destinations', token, { channel: 'webhook', url: `${sink.origin}/hook` })).destination_id;
       const chain = await call('POST', '/v1.0/escalation-policies', token, {

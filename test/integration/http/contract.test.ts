@@ -99,9 +99,14 @@ describe('HTTP contract (issue 29)', function () {
 
   it('answers 405 with Allow in the error shape for any method a documented path does not serve, with a token or without', async () => {
     let checked = 0;
+    const templates = new Set<string>();
     for (const { path, template, methods } of documentedPaths()) {
+      templates.add(template);
       const allowed = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
-      for (const method of UNUSUAL_METHODS.filter((m) => !allowed.includes(m))) {
+      // A path may also fit another route's pattern (PUT /v1.0/policies/backtest is PUT /v1.0/policies/:policyID): OPTIONS names all it serves.
+      const served = String((await raw(svc.url, 'OPTIONS', path)).headers.allow).split(', ');
+      expect(served, template).to.include.members(allowed);
+      for (const method of ['POST', 'PUT', 'DELETE', ...UNUSUAL_METHODS].filter((m) => !served.includes(m))) {
         for (const headers of [{ authorization: `Bearer ${token}` }, {}] as Record<string, string>[]) {
           const what = `${method} ${template} ${headers.authorization ? 'with' : 'without'} a token`;
           const res = await raw(svc.url, method, path, headers);
@@ -114,6 +119,8 @@ describe('HTTP contract (issue 29)', function () {
       }
     }
     expect(checked).to.be.greaterThan(30 * UNUSUAL_METHODS.length);
+    // The pages anyone may open from a link are routes like the others.
+    expect([...templates]).to.include.members(['/ack/{alertID}', '/share/events/{eventID}', '/v1.0/public/events/{eventID}']);
   });
 
   it('answers 404 for a path no route serves, whatever the method, token or not; never a 5xx', async () => {

@@ -53,6 +53,11 @@ describe('share links', function () {
   });
   after(() => svc.close());
 
+  it('presents no share_url without PUBLIC_URL: the listener’s address may not be the one people reach (clients build the link)', async () => {
+    const read = await svc.request('GET', `/v1.0/events/${shared.event_id}`, { token });
+    expect(read.body).to.include({ public: true, share_url: null });
+  });
+
   it('reads a public event with its token: the display fields and the newest 60 minute, 48 hour and 31 day items', async () => {
     const read = async () => {
       const res = await publicRead(shared.event_id, `?token=${shared.share_token}`);
@@ -261,5 +266,36 @@ describe('share link rate limit', function () {
     expect(Number(page.headers.get('retry-after'))).to.be.within(1, 15);
     // The workspace API is not limited by it.
     expect((await svc.request('GET', `/v1.0/events/${id}`, { token })).status).to.equal(200);
+  });
+});
+
+describe('share links at PUBLIC_URL', function () {
+  this.timeout(60_000);
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService({ env: { PUBLIC_URL: 'https://status.example.com/alertmon/' } });
+  });
+  after(() => svc.close());
+
+  it('presents a public event with its share link at PUBLIC_URL, which follows a replaced token; a private event has none', async () => {
+    const token = await svc.tokenFor('public-url-ws');
+    const created = await svc.request('POST', '/v1.0/events', { token, body: { event: 'linked', public: true } });
+    expect(created.status, created.text).to.equal(201);
+    const link = (e: { event_id: string; share_token: string }) => `https://status.example.com/alertmon/share/events/${e.event_id}?token=${e.share_token}`;
+    expect(created.body.share_url).to.equal(link(created.body));
+    // The same link from the list, the read and a PUT that sends back what it read.
+    const listed = await svc.request('GET', '/v1.0/events', { token });
+    expect(listed.body[0].share_url).to.equal(link(created.body));
+    const put = await svc.request('PUT', `/v1.0/events/${created.body.event_id}`, { token, body: { ...created.body, title: 'Linked' } });
+    expect(put.status, put.text).to.equal(200);
+    expect(put.body.share_url).to.equal(link(created.body));
+    // The link the API presents opens the share page (PUBLIC_URL stripped: it is this service).
+    expect((await svc.request('GET', put.body.share_url.slice('https://status.example.com/alertmon'.length))).status).to.equal(200);
+    const rotated = await svc.request('POST', `/v1.0/events/${created.body.event_id}/share-token`, { token });
+    expect(rotated.body.share_url).to.equal(link(rotated.body)).and.not.equal(created.body.share_url);
+    const closed = await svc.request('PUT', `/v1.0/events/${created.body.event_id}`, { token, body: { public: false } });
+    expect(closed.body.share_url).to.equal(null);
+    const hidden = await svc.request('POST', '/v1.0/events', { token, body: { event: 'hidden' } });
+    expect(hidden.body.share_url).to.equal(null);
   });
 });

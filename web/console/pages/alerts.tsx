@@ -128,6 +128,12 @@ function AlertDetail({ alert }: { alert: Alert }): JSX.Element {
   );
 }
 
+/** What an attempt sent, in words: an escalation step with its place in the chain. */
+function kindOf(d: DeliveryAttempt): string {
+  if (d.type !== 'alert.escalated') return d.type ?? d.kind;
+  return d.escalation ? `escalation step ${d.escalation.step} of ${d.escalation.of}, round ${d.escalation.round}` : 'escalation step';
+}
+
 export function DeliveryTable({ attempts, error }: { attempts: readonly DeliveryAttempt[] | undefined; error: unknown }): JSX.Element {
   if (error) return <p role="alert">{errorText(error)}</p>;
   if (!attempts) return <p>Loading…</p>;
@@ -137,7 +143,7 @@ export function DeliveryTable({ attempts, error }: { attempts: readonly Delivery
       {attempts.map((d) => (
         <tr key={d.attempt_id}>
           <td>{when(d.created_at)}</td>
-          <td>{d.type === 'alert.escalated' ? 'escalation step' : (d.type ?? d.kind)}</td>
+          <td>{kindOf(d)}</td>
           <td>{d.channel}</td>
           <td class="target">{d.target}</td>
           <td>

@@ -7,7 +7,8 @@ import type { EventDefinition } from '../types.js';
 export function Sharing({ event, reloadEvents }: { event: EventDefinition; reloadEvents: () => void }): JSX.Element {
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const link = `${location.origin}/share/events/${event.event_id}?token=${encodeURIComponent(event.share_token)}`;
+  // The service's PUBLIC_URL when it has one (the address the link's recipients see), else the address this console was reached at.
+  const link = event.share_url ?? `${location.origin}/share/events/${event.event_id}?token=${encodeURIComponent(event.share_token)}`;
   const act = async (what: () => Promise<unknown>, done: string) => {
     setBusy(true);
     try {
