@@ -18,7 +18,7 @@ import { formatReport, type CountCheck, type ServiceFigures } from './lib/report
 import { ownCpuSeconds, processCpuSeconds, readProcessMemory, sampleRss } from './lib/processStats.js';
 import { runBench, UsageError } from './lib/runner.js';
 import { formatStreamReport, measureStream, streamCountsOk } from './lib/streamPhase.js';
-import { issueWorkspaceToken, metricValue, queryNumber, scrapeMetrics, sleep, startServiceProcess, type ServiceProcess } from './lib/serviceProcess.js';
+import { issueWorkspaceToken, metricValue, queryNumber, scrapeMetrics, sleep, startBenchService, type BenchService } from './lib/benchService.js';
 
 const RSS_SAMPLE_EVERY_MS = 200;
 const WORKSPACES = ['bench', 'bench-open', 'bench-probe', 'bench-overload'] as const;
@@ -34,7 +34,7 @@ function generate(records: number, options: BenchOptions, seed: number): Request
 }
 
 async function serviceFigures(
-  service: ServiceProcess,
+  service: BenchService,
   rss: { first: number | null; peak: number | null },
   highWaterMarkBytes: number | null,
 ): Promise<ServiceFigures> {
@@ -53,7 +53,7 @@ async function serviceFigures(
 }
 
 /** Waits until the journal has moved everything into ClickHouse. */
-async function drained(service: ServiceProcess): Promise<void> {
+async function drained(service: BenchService): Promise<void> {
   const deadline = Date.now() + 120_000;
   while (metricValue(await scrapeMetrics(service), 'alertmon_journal_backlog_records') !== 0) {
     if (Date.now() > deadline) throw new Error('the journal did not drain within 120 s');
@@ -61,7 +61,7 @@ async function drained(service: ServiceProcess): Promise<void> {
   }
 }
 
-async function countStored(service: ServiceProcess, acknowledged: number): Promise<CountCheck> {
+async function countStored(service: BenchService, acknowledged: number): Promise<CountCheck> {
   const where = `WHERE workspace_id IN (${WORKSPACES.map((w) => `'${w}'`).join(', ')})`;
   const count = (query: string) => queryNumber(service, query);
   return {
@@ -107,7 +107,7 @@ async function runLocal(options: BenchOptions, ingest: IngestSettings, closedBat
   const withoutIds = { ...overloadBody, body: Buffer.from(JSON.stringify(records.map(({ log_id: _, ...r }) => r))) };
 
   progress('starting the service on fresh embedded stores…');
-  const service = await startServiceProcess(temporaryDir('alertmon-bench-service-'), ingest.env);
+  const service = await startBenchService(temporaryDir('alertmon-bench-service-'), ingest.env);
   const tokens = Object.fromEntries(await Promise.all(WORKSPACES.map(async (w) => [w, await issueWorkspaceToken(service, w)] as const)));
   const readerToken = await issueWorkspaceToken(service, 'bench-reader');
   const interrupt = new AbortController();

@@ -11,7 +11,7 @@ import { temporaryDir } from './cleanup.js';
 import type { RequestBatch } from './dataset.js';
 import { runLoad, type LoadResult } from './load.js';
 import { openLoop, type OpenLoopResult } from './phases.js';
-import { issueWorkspaceToken, queryNumber, sleep, startServiceProcess, type ServiceProcess } from './serviceProcess.js';
+import { issueWorkspaceToken, queryNumber, sleep, startBenchService, type BenchService } from './benchService.js';
 
 export interface StreamBenchInputs {
   readonly natsUrl: string;
@@ -77,10 +77,10 @@ async function variant(inputs: StreamBenchInputs, ingestProcesses: number, progr
   return withDatabase(inputs.postgresUrl, async (databaseUrl) => {
     const stream = `alertmon_bench_${randomBytes(5).toString('hex')}`;
     const shared = { ...inputs.ingestEnv, DATABASE_URL: databaseUrl, JOURNAL_URL: inputs.natsUrl, JOURNAL_STREAM: stream };
-    const writer = await startServiceProcess(temporaryDir('alertmon-bench-stream-'), { ...shared, ROLE: 'all' });
-    const ingest: ServiceProcess[] = [];
+    const writer = await startBenchService(temporaryDir('alertmon-bench-stream-'), { ...shared, ROLE: 'all' });
+    const ingest: BenchService[] = [];
     try {
-      for (let i = 0; i < ingestProcesses; i++) ingest.push(await startServiceProcess(temporaryDir('alertmon-bench-ingest-'), { ...shared, ROLE: 'ingest' }));
+      for (let i = 0; i < ingestProcesses; i++) ingest.push(await startBenchService(temporaryDir('alertmon-bench-ingest-'), { ...shared, ROLE: 'ingest' }));
       const token = await issueWorkspaceToken(writer, 'bench');
       const openToken = await issueWorkspaceToken(writer, 'bench-open');
       progress(`stream, ${ingestProcesses} ingest process(es): closed loop, ${inputs.concurrency} clients…`);

@@ -15,7 +15,7 @@ import { readCheckpointSync } from '../../../src/ingest/journal/checkpointFile.j
 import { isTornWrite, scanFrames } from '../../../src/ingest/journal/frames.js';
 import { request } from '../../helpers/http.js';
 import { isoMinutesAgo, type SentLog } from '../../helpers/logs.js';
-import { startServiceProcess, type ServiceProcess } from '../../helpers/process.js';
+import { startServiceProcess, type ServiceProcess } from '../../../scripts/lib/serviceProcess.js';
 import { freshProcessEnv, postgresMode } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
@@ -92,7 +92,7 @@ describe(`ingest survives kill -9 at random moments (Postgres ${postgresMode})`,
     const unacknowledged = batches.map((_, i) => i);
     const figures = { seed, kills: 0, unanswered: 0, resent: 0, acknowledgedBeforeLastStart: 0, tornAppend: 0, pendingBlock: 0, journaledNotInserted: 0 };
 
-    let service = await startServiceProcess(env);
+    let service = await startServiceProcess({ env });
     const token = (await request(service.url, 'POST', '/v1.0/admin/tokens', { token: ADMIN_TOKEN, body: { user_id: WORKSPACE } })).body.token as string;
 
     /** Clients send until the queue is empty or the process dies; a batch not answered 200 goes back. */
@@ -136,7 +136,7 @@ describe(`ingest survives kill -9 at random moments (Postgres ${postgresMode})`,
         figures.pendingBlock += Number(left.pendingBlock);
         figures.journaledNotInserted += Number(left.journaledNotInserted);
         await running;
-        service = await startServiceProcess(env);
+        service = await startServiceProcess({ env });
       }
       figures.acknowledgedBeforeLastStart = BATCHES - new Set(unacknowledged).size;
       await load(service, true);
