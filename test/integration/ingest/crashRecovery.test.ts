@@ -18,6 +18,7 @@ import { isoMinutesAgo, type SentLog } from '../../helpers/logs.js';
 import { startServiceProcess, type ServiceProcess } from '../../../scripts/lib/serviceProcess.js';
 import { freshProcessEnv, postgresMode } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
+import { seededRandom } from '../../../scripts/lib/seededRandom.js';
 
 const ADMIN_TOKEN = 'crash-admin-token-0123456789';
 const KILLS = 21;
@@ -25,17 +26,6 @@ const BATCHES = 300;
 const PER_BATCH = 100;
 const CLIENTS = 8;
 const WORKSPACE = 'crash-ws';
-
-/** mulberry32: the kill moments of a run come from its seed, printed with its figures. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /**
  * What a kill left on disk, read from the journal folder: a torn append at the end of the
@@ -77,7 +67,8 @@ describe(`ingest survives kill -9 at random moments (Postgres ${postgresMode})`,
 
   it('stores every acknowledged record exactly once in logs and in the minute, hour and day rollups', async () => {
     const seed = Number(process.env.CRASH_TEST_SEED ?? Date.now() % 1_000_000);
-    const random = seeded(seed);
+    // The kill moments of a run come from its seed, printed with its figures.
+    const random = seededRandom(seed);
     // Small blocks and a short interval: many inserts and checkpoints for the kills to land in.
     const env: Record<string, string> = { ...(await freshProcessEnv()), ADMIN_TOKEN, INGEST_INSERT_BLOCK_RECORDS: '1500', INGEST_FLUSH_INTERVAL_MS: '40' };
     const batches: SentLog[][] = Array.from({ length: BATCHES }, (_, b) =>

@@ -18,19 +18,10 @@ import { MACHINE_NATS_URL, OwnNatsServer, reachable } from '../../helpers/nats.j
 import { startServiceProcess, type ServiceProcess } from '../../../scripts/lib/serviceProcess.js';
 import { freshProcessEnv, postgresMode, testRoot, uniqueName } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
+import { seededRandom } from '../../../scripts/lib/seededRandom.js';
 
 const ADMIN_TOKEN = 'nats-admin-token-0123456789';
 const WORKSPACE = 'nats-ws';
-
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const batchesOf = (count: number, perBatch: number, offset = 0): SentLog[][] =>
   Array.from({ length: count }, (_, b) =>
@@ -103,7 +94,7 @@ describe(`the journal on NATS JetStream (Postgres ${postgresMode})`, function ()
 
   it('two ingest processes and a writer, each killed -9 at random moments: every acknowledged record once in logs and every rollup', async () => {
     const seed = Number(process.env.NATS_TEST_SEED ?? Date.now() % 1_000_000);
-    const random = seeded(seed);
+    const random = seededRandom(seed);
     const stream = uniqueName('alertmon_t');
     const base = await freshProcessEnv();
     const shared = { DATABASE_URL: base.DATABASE_URL!, JOURNAL_URL: MACHINE_NATS_URL, JOURNAL_STREAM: stream };
