@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { packageManifest } from '../../../src/paths.js';
 import { startServiceProcess, type ServiceProcess } from '../../lib/serviceProcess.js';
 import { onCleanup } from './cleanup.js';
+import type { CountCheck } from './report.js';
 
 export interface BenchService extends ServiceProcess {
   readonly adminToken: string;
@@ -70,6 +71,21 @@ export function querySql<T>(service: BenchService, query: string): Promise<T[]> 
 export async function queryNumber(service: BenchService, query: string): Promise<number> {
   const rows = await querySql<{ n: number | string | null }>(service, query);
   return Number(rows[0]?.n ?? NaN);
+}
+
+/** What the service stored for the workspaces, against the records it acknowledged: rows of logs, distinct log_ids, and records in each rollup. */
+export async function countStored(service: BenchService, workspaces: readonly string[], acknowledged: number): Promise<CountCheck> {
+  const where = `WHERE workspace_id IN (${workspaces.map((w) => `'${w}'`).join(', ')})`;
+  const count = (query: string) => queryNumber(service, query);
+  return {
+    acknowledged,
+    logs: await count(`SELECT count() AS n FROM logs ${where}`),
+    // Records sent without a log_id get one from the service: every stored row has a unique one unless counted twice.
+    uniqueLogIds: await count(`SELECT uniqExact(log_id) AS n FROM logs ${where}`),
+    minute: await count(`SELECT sum(count) AS n FROM rollup_minute_v ${where}`),
+    hour: await count(`SELECT sum(count) AS n FROM rollup_hour_v ${where}`),
+    day: await count(`SELECT sum(count) AS n FROM rollup_day_v ${where}`),
+  };
 }
 
 export async function scrapeMetrics(service: BenchService): Promise<string> {
