@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { temporaryDir } from './lib/cleanup.js';
 import { percentile } from './lib/report.js';
 import { runBench } from './lib/runner.js';
-import { issueWorkspaceToken, sleep, startServiceProcess, type ServiceProcess } from './lib/serviceProcess.js';
+import { issueWorkspaceToken, sleep, startBenchService, type BenchService } from './lib/benchService.js';
 
 const progress = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -42,7 +42,7 @@ async function startSink(): Promise<{ url: string; arrivals: Map<string, number>
   return { url: `http://127.0.0.1:${port}/hook`, arrivals, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-async function call<T = unknown>(service: ServiceProcess, token: string, method: string, path: string, body: unknown, expected: number): Promise<T> {
+async function call<T = unknown>(service: BenchService, token: string, method: string, path: string, body: unknown, expected: number): Promise<T> {
   const response = await fetch(`${service.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -55,7 +55,7 @@ async function call<T = unknown>(service: ServiceProcess, token: string, method:
 
 async function measure(evalIntervalMs: string, samples: number): Promise<number[]> {
   const sink = await startSink();
-  const service = await startServiceProcess(temporaryDir('alertmon-bench-latency-'), {
+  const service = await startBenchService(temporaryDir('alertmon-bench-latency-'), {
     ROLE: 'all',
     ALLOW_PRIVATE_TARGETS: '1',
     LOG_LEVEL: 'warn',

@@ -15,7 +15,7 @@ import { loadBenchData, ROW_COUNTS_SQL, type BenchEvent, type LoadedEvent } from
 import { temporaryDir } from './lib/cleanup.js';
 import { runBench } from './lib/runner.js';
 import { percentile } from './lib/report.js';
-import { querySql, startServiceProcess } from './lib/serviceProcess.js';
+import { querySql, startBenchService } from './lib/benchService.js';
 
 const TARGET_P99_MS = 25;
 /** Every combination's p50 within this factor of 1h/previous_window's, in the same run. */
@@ -150,7 +150,7 @@ async function run(options: Options): Promise<boolean> {
   const inProcess = await timeInProcess(dataDir, measured, options);
 
   progress('starting the service…');
-  const service = await startServiceProcess(dataDir, {});
+  const service = await startBenchService(dataDir, {});
   const counts = await querySql<{ table: string; event_id: string; n: string }>(service, ROW_COUNTS_SQL);
   const rowsOf = (table: string, eventId?: string) =>
     counts.filter((r) => r.table === table && (eventId === undefined || r.event_id === eventId)).reduce((n, r) => n + Number(r.n), 0);

@@ -10,7 +10,7 @@ import { loadBenchData, type BenchEvent } from './lib/analyticsData.js';
 import { temporaryDir } from './lib/cleanup.js';
 import { percentile } from './lib/report.js';
 import { runBench, UsageError } from './lib/runner.js';
-import { startServiceProcess } from './lib/serviceProcess.js';
+import { startBenchService } from './lib/benchService.js';
 
 const TARGET_MS = 1000;
 const DAYS = 30;
@@ -67,7 +67,7 @@ async function run(): Promise<boolean> {
   const measured = data.events[0]!;
   const token = data.tokens.get(measured.workspaceId)!;
   progress('starting the service…');
-  const service = await startServiceProcess(dataDir, {});
+  const service = await startBenchService(dataDir, {});
 
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   // 30 days of minutes up to now; from is at most 30 days back, so it starts at the first whole minute after that.

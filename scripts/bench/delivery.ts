@@ -13,7 +13,7 @@ import { openStores, storeOptions } from '../../src/stores/index.js';
 import { temporaryDir } from './lib/cleanup.js';
 import { runBench } from './lib/runner.js';
 import { processCpuSeconds, readProcessMemory, sampleRss } from './lib/processStats.js';
-import { scrapeMetrics, sleep, startServiceProcess } from './lib/serviceProcess.js';
+import { scrapeMetrics, sleep, startBenchService } from './lib/benchService.js';
 
 const progress = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -113,7 +113,7 @@ async function burst(count: number, signed: boolean): Promise<Burst> {
   progress(`${label}: seeded ${count.toLocaleString('en-US')} notifications in ${((performance.now() - started) / 1000).toFixed(1)} s; starting the worker…`);
 
   started = performance.now();
-  const worker = await startServiceProcess(dataDir, { ROLE: 'worker', ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn' });
+  const worker = await startBenchService(dataDir, { ROLE: 'worker', ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn' });
   const readyAt = performance.now();
   const cpuAtReady = processCpuSeconds(worker.pid);
   const rss = sampleRss(worker.pid, 200);

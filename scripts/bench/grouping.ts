@@ -13,7 +13,7 @@ import { loadConfig } from '../../src/config.js';
 import { openStores, storeOptions } from '../../src/stores/index.js';
 import { temporaryDir } from './lib/cleanup.js';
 import { runBench, UsageError } from './lib/runner.js';
-import { sleep, startServiceProcess } from './lib/serviceProcess.js';
+import { sleep, startBenchService } from './lib/benchService.js';
 
 const progress = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
 
   // Times count from the worker's start: it dispatches (and opens the windows) as soon as its tasks start.
   const startedAt = performance.now();
-  const worker = await startServiceProcess(dataDir, { ROLE: 'worker', ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'error' });
+  const worker = await startBenchService(dataDir, { ROLE: 'worker', ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'error' });
   const readyAt = performance.now();
   /** Alerts carried by distinct messages (a message re-sent after a time-out, same webhook-id, counted once). */
   const carried = () => [...new Map(sink.received.map((r) => [`${r.path} ${r.id}`, r.alerts])).values()].reduce((sum, n) => sum + n, 0);

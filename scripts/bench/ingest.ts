@@ -14,11 +14,11 @@ import { measureDirectInsert } from './lib/directInsert.js';
 import { runLoad } from './lib/load.js';
 import { describeIngestSettings, ingestSettings, parseOptions, USAGE, type BenchOptions, type IngestSettings } from './lib/options.js';
 import { openLoop, overload, probeVisibility, type OpenLoopResult } from './lib/phases.js';
-import { formatReport, type CountCheck, type ServiceFigures } from './lib/report.js';
+import { formatReport, type ServiceFigures } from './lib/report.js';
 import { ownCpuSeconds, processCpuSeconds, readProcessMemory, sampleRss } from './lib/processStats.js';
 import { runBench, UsageError } from './lib/runner.js';
 import { formatStreamReport, measureStream, streamCountsOk } from './lib/streamPhase.js';
-import { issueWorkspaceToken, metricValue, queryNumber, scrapeMetrics, sleep, startServiceProcess, type ServiceProcess } from './lib/serviceProcess.js';
+import { countStored, issueWorkspaceToken, metricValue, scrapeMetrics, sleep, startBenchService, type BenchService } from './lib/benchService.js';
 
 const RSS_SAMPLE_EVERY_MS = 200;
 const WORKSPACES = ['bench', 'bench-open', 'bench-probe', 'bench-overload'] as const;
@@ -34,7 +34,7 @@ function generate(records: number, options: BenchOptions, seed: number): Request
 }
 
 async function serviceFigures(
-  service: ServiceProcess,
+  service: BenchService,
   rss: { first: number | null; peak: number | null },
   highWaterMarkBytes: number | null,
 ): Promise<ServiceFigures> {
@@ -53,26 +53,12 @@ async function serviceFigures(
 }
 
 /** Waits until the journal has moved everything into ClickHouse. */
-async function drained(service: ServiceProcess): Promise<void> {
+async function drained(service: BenchService): Promise<void> {
   const deadline = Date.now() + 120_000;
   while (metricValue(await scrapeMetrics(service), 'alertmon_journal_backlog_records') !== 0) {
     if (Date.now() > deadline) throw new Error('the journal did not drain within 120 s');
     await sleep(100);
   }
-}
-
-async function countStored(service: ServiceProcess, acknowledged: number): Promise<CountCheck> {
-  const where = `WHERE workspace_id IN (${WORKSPACES.map((w) => `'${w}'`).join(', ')})`;
-  const count = (query: string) => queryNumber(service, query);
-  return {
-    acknowledged,
-    logs: await count(`SELECT count() AS n FROM logs ${where}`),
-    // Records sent without a log_id get one from the service: every stored row has a unique one unless counted twice.
-    uniqueLogIds: await count(`SELECT uniqExact(log_id) AS n FROM logs ${where}`),
-    minute: await count(`SELECT sum(count) AS n FROM rollup_minute_v ${where}`),
-    hour: await count(`SELECT sum(count) AS n FROM rollup_hour_v ${where}`),
-    day: await count(`SELECT sum(count) AS n FROM rollup_day_v ${where}`),
-  };
 }
 
 async function run(options: BenchOptions, ingest: IngestSettings): Promise<boolean> {
@@ -107,7 +93,7 @@ async function runLocal(options: BenchOptions, ingest: IngestSettings, closedBat
   const withoutIds = { ...overloadBody, body: Buffer.from(JSON.stringify(records.map(({ log_id: _, ...r }) => r))) };
 
   progress('starting the service on fresh embedded stores…');
-  const service = await startServiceProcess(temporaryDir('alertmon-bench-service-'), ingest.env);
+  const service = await startBenchService(temporaryDir('alertmon-bench-service-'), ingest.env);
   const tokens = Object.fromEntries(await Promise.all(WORKSPACES.map(async (w) => [w, await issueWorkspaceToken(service, w)] as const)));
   const readerToken = await issueWorkspaceToken(service, 'bench-reader');
   const interrupt = new AbortController();
@@ -162,7 +148,7 @@ async function runLocal(options: BenchOptions, ingest: IngestSettings, closedBat
 
   const acknowledged =
     load.acceptedRecords + openLoops.reduce((n, o) => n + o.acceptedRecords, 0) + visibility.acceptedRecords + overloadResult.acceptedRecords;
-  const counts = await countStored(service, acknowledged);
+  const counts = await countStored(service, WORKSPACES, acknowledged);
   const figures = await serviceFigures(service, rss, highWaterMark);
   const exitCode = await service.stop();
   if (exitCode !== 0) progress(`the service exited with code ${exitCode}`);

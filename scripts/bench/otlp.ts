@@ -10,7 +10,7 @@ import { onCleanup, temporaryDir } from './lib/cleanup.js';
 import { generateBatches, type RequestBatch } from './lib/dataset.js';
 import { runLoad } from './lib/load.js';
 import { runBench } from './lib/runner.js';
-import { issueWorkspaceToken, metricValue, queryNumber, scrapeMetrics, sleep, startServiceProcess } from './lib/serviceProcess.js';
+import { issueWorkspaceToken, metricValue, queryNumber, scrapeMetrics, sleep, startBenchService } from './lib/benchService.js';
 
 const PER_REQUEST = 1000;
 
@@ -52,7 +52,7 @@ async function main(): Promise<boolean> {
   const rounds = Number(values.rounds);
   const now = Date.now();
   // Requests of 1,000 records on both routes (the logs route's limit defaults to 250 here).
-  const service = await startServiceProcess(temporaryDir('alertmon-bench-otlp-'), { INGEST_MAX_BATCH_RECORDS: String(PER_REQUEST) });
+  const service = await startBenchService(temporaryDir('alertmon-bench-otlp-'), { INGEST_MAX_BATCH_RECORDS: String(PER_REQUEST) });
   const interrupt = new AbortController();
   onCleanup(() => interrupt.abort());
   const tokens = { json: await issueWorkspaceToken(service, 'bench-json'), otlp: await issueWorkspaceToken(service, 'bench-otlp') };

@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { temporaryDir } from './lib/cleanup.js';
 import { percentile } from './lib/report.js';
 import { runBench, UsageError } from './lib/runner.js';
-import { issueWorkspaceToken, sleep, startServiceProcess, type ServiceProcess } from './lib/serviceProcess.js';
+import { issueWorkspaceToken, sleep, startBenchService, type BenchService } from './lib/benchService.js';
 
 const TARGET_LAST_S = 6;
 const TARGET_LIST_P99_MS = 100;
@@ -63,7 +63,7 @@ async function startSink(): Promise<Sink> {
   });
 }
 
-async function call<T = unknown>(service: ServiceProcess, token: string, method: string, path: string, body: unknown, expected: number): Promise<T> {
+async function call<T = unknown>(service: BenchService, token: string, method: string, path: string, body: unknown, expected: number): Promise<T> {
   const response = await fetch(`${service.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -102,7 +102,7 @@ async function main(): Promise<boolean> {
   const expected = policies * destinations;
 
   const sink = await startSink();
-  const service = await startServiceProcess(temporaryDir('alertmon-bench-storm-'), { ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn' });
+  const service = await startBenchService(temporaryDir('alertmon-bench-storm-'), { ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn' });
   try {
     const token = await issueWorkspaceToken(service, 'bench-storm');
     const setupStarted = performance.now();

@@ -14,8 +14,21 @@ export interface StoredFields extends DestinationConfig, MessageOptions {
   readonly signing_secret: string | null;
 }
 
-function messageOptions(fields: MessageOptions): unknown[] {
-  return [fields.group_window_seconds, fields.title_template, fields.message_template, fields.body_template];
+/** The values of $3 to $13 of the insert and the update, in their order. */
+function storedValues(fields: StoredFields): unknown[] {
+  return [
+    fields.channel,
+    fields.url,
+    fields.credentials,
+    fields.scope,
+    fields.policy_ids,
+    fields.enabled,
+    fields.signing_secret,
+    fields.group_window_seconds,
+    fields.title_template,
+    fields.message_template,
+    fields.body_template,
+  ];
 }
 
 /**
@@ -33,18 +46,7 @@ export async function insertDestination(db: Queryable, workspaceId: string, id: 
     `INSERT INTO destinations (destination_id, workspace_id, channel, url, credentials, scope, policy_ids, enabled, signing_secret,
        group_window_seconds, title_template, message_template, body_template)
      VALUES ($1, $2, $3, $4, $5, $6, $7::uuid[], $8, $9, $10, $11, $12, $13) RETURNING ${COLUMNS}`,
-    [
-      id,
-      workspaceId,
-      fields.channel,
-      fields.url,
-      fields.credentials,
-      fields.scope,
-      fields.policy_ids,
-      fields.enabled,
-      fields.signing_secret,
-      ...messageOptions(fields),
-    ],
+    [id, workspaceId, ...storedValues(fields)],
   );
   return rows[0]!;
 }
@@ -56,18 +58,7 @@ export async function updateDestinationRow(db: Queryable, workspaceId: string, i
        previous_signing_secret = CASE WHEN $9::text IS NULL THEN NULL ELSE previous_signing_secret END,
        previous_signing_secret_expires_at = CASE WHEN $9::text IS NULL THEN NULL ELSE previous_signing_secret_expires_at END
      WHERE workspace_id = $1 AND destination_id = $2 RETURNING ${COLUMNS}`,
-    [
-      workspaceId,
-      id,
-      fields.channel,
-      fields.url,
-      fields.credentials,
-      fields.scope,
-      fields.policy_ids,
-      fields.enabled,
-      fields.signing_secret,
-      ...messageOptions(fields),
-    ],
+    [workspaceId, id, ...storedValues(fields)],
   );
   return rows[0] ?? null;
 }

@@ -22,7 +22,8 @@ import type { ClickHouseStore } from '../stores/clickhouse.js';
 import { classifyClickHouseError } from '../stores/clickhouseErrors.js';
 import { repairInterruptedBlock } from './interruptedBlock.js';
 import { decodeBatch, eventIdsIn } from './journaledBatch.js';
-import type { BlockRange, FrameEntry, Journal } from './journal/journal.js';
+import type { BlockRange, FrameEntry } from './journal/frameIndex.js';
+import type { Journal } from './journal/journal.js';
 import { LogsBlockInserter } from './logsBlockInsert.js';
 
 export interface JournalWriterOptions {

@@ -10,7 +10,7 @@
 import { movableMemory } from '../movableMemory.js';
 import { isoString } from '../time/isoString.js';
 import { localDayStart } from '../time/localDay.js';
-import type { FrameSummary } from './journal/journal.js';
+import type { FrameSummary } from './journal/recovery.js';
 import { decimalText, integerText } from './numberText.js';
 import { type RecordSummary, SUMMARY_COLUMNS, summaryColumnsText } from './recordSummary.js';
 import { uuidWords } from './recentLogIds.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { request } from '../helpers/http.js';
-import { runScript, startServiceProcess } from '../helpers/process.js';
+import { runScript, startServiceProcess } from '../../scripts/lib/serviceProcess.js';
 import { freshProcessEnv, postgresMode } from '../helpers/stores.js';
 
 const ADMIN_TOKEN = 'process-admin-token-0123456789';
@@ -10,7 +10,7 @@ describe(`the service process (Postgres ${postgresMode})`, function () {
 
   it('serves, stops cleanly on SIGINT and finds its data again', async () => {
     const env = { ...(await freshProcessEnv()), ADMIN_TOKEN };
-    const first = await startServiceProcess(env);
+    const first = await startServiceProcess({ env });
     let token: string;
     try {
       expect((await request(first.url, 'GET', '/healthz')).body).to.deep.equal({ status: 'ok' });
@@ -28,16 +28,16 @@ describe(`the service process (Postgres ${postgresMode})`, function () {
         expect(second.stderr).to.match(/in use by process/);
       }
     } finally {
-      const code = await first.stop('SIGINT');
+      const code = await first.stop({ signal: 'SIGINT' });
       expect(code, first.output.join('')).to.equal(0);
     }
     expect(first.output.join('')).to.include('"stopped"');
 
-    const again = await startServiceProcess(env);
+    const again = await startServiceProcess({ env });
     try {
       expect((await request(again.url, 'GET', '/v1.0/nowhere', { token: token! })).status, 'the token still works').to.equal(404);
     } finally {
-      expect(await again.stop('SIGTERM')).to.equal(0);
+      expect(await again.stop({ signal: 'SIGTERM' })).to.equal(0);
     }
   });
 
@@ -54,7 +54,7 @@ describe(`the service process (Postgres ${postgresMode})`, function () {
     expect(offline.code, offline.stderr).to.equal(0);
     const offlineToken = (JSON.parse(offline.stdout) as { token: string }).token;
 
-    const service = await startServiceProcess({ ...env, ADMIN_TOKEN });
+    const service = await startServiceProcess({ env: { ...env, ADMIN_TOKEN } });
     try {
       expect((await request(service.url, 'GET', '/v1.0/x', { token: offlineToken })).status).to.equal(404);
       const port = new URL(service.url).port;

@@ -1,5 +1,6 @@
 // The records of a run, generated from a seed before any timing and kept as ready-to-send
 // request bodies, so that the clients spend next to no CPU while the service is measured.
+import { seededRandom } from '../../lib/seededRandom.js';
 
 export interface RequestBatch {
   /** The JSON array of records, as sent to POST /v1.0/logs. */
@@ -44,18 +45,6 @@ const EVENTS = [
 
 const HOSTS = 50;
 const HOUR_MS = 3_600_000;
-
-/** mulberry32: small, fast and good enough to spread test data; the same seed gives the same run. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 function hex(value: number, width: number): string {
   return Math.floor(value).toString(16).padStart(width, '0');

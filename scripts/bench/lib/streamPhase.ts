@@ -11,7 +11,8 @@ import { temporaryDir } from './cleanup.js';
 import type { RequestBatch } from './dataset.js';
 import { runLoad, type LoadResult } from './load.js';
 import { openLoop, type OpenLoopResult } from './phases.js';
-import { issueWorkspaceToken, queryNumber, sleep, startServiceProcess, type ServiceProcess } from './serviceProcess.js';
+import { countStored, issueWorkspaceToken, sleep, startBenchService, type BenchService } from './benchService.js';
+import type { CountCheck } from './report.js';
 
 export interface StreamBenchInputs {
   readonly natsUrl: string;
@@ -29,7 +30,7 @@ export interface StreamVariant {
   readonly ingestProcesses: number;
   readonly closed: { acceptedRecords: number; wallMs: number; drainedMs: number; p99Ms: number };
   readonly open: { offeredPerS: number; acceptedRecords: number; sentRecords: number; p50Ms: number; p99Ms: number; failed: number }[];
-  readonly counts: { acknowledged: number; logs: number; unique: number; minute: number; hour: number; day: number };
+  readonly counts: CountCheck;
 }
 
 const quantile = (values: readonly number[], q: number) => {
@@ -77,10 +78,10 @@ async function variant(inputs: StreamBenchInputs, ingestProcesses: number, progr
   return withDatabase(inputs.postgresUrl, async (databaseUrl) => {
     const stream = `alertmon_bench_${randomBytes(5).toString('hex')}`;
     const shared = { ...inputs.ingestEnv, DATABASE_URL: databaseUrl, JOURNAL_URL: inputs.natsUrl, JOURNAL_STREAM: stream };
-    const writer = await startServiceProcess(temporaryDir('alertmon-bench-stream-'), { ...shared, ROLE: 'all' });
-    const ingest: ServiceProcess[] = [];
+    const writer = await startBenchService(temporaryDir('alertmon-bench-stream-'), { ...shared, ROLE: 'all' });
+    const ingest: BenchService[] = [];
     try {
-      for (let i = 0; i < ingestProcesses; i++) ingest.push(await startServiceProcess(temporaryDir('alertmon-bench-ingest-'), { ...shared, ROLE: 'ingest' }));
+      for (let i = 0; i < ingestProcesses; i++) ingest.push(await startBenchService(temporaryDir('alertmon-bench-ingest-'), { ...shared, ROLE: 'ingest' }));
       const token = await issueWorkspaceToken(writer, 'bench');
       const openToken = await issueWorkspaceToken(writer, 'bench-open');
       progress(`stream, ${ingestProcesses} ingest process(es): closed loop, ${inputs.concurrency} clients…`);
@@ -118,8 +119,6 @@ async function variant(inputs: StreamBenchInputs, ingestProcesses: number, progr
         });
       }
       await drained(inputs.natsUrl, stream);
-      const where = `WHERE workspace_id IN ('bench', 'bench-open')`;
-      const count = (q: string) => queryNumber(writer, q);
       const acknowledged = loads.reduce((n, l) => n + l.acceptedRecords, 0) + open.reduce((n, o) => n + o.acceptedRecords, 0);
       return {
         ingestProcesses,
@@ -133,14 +132,7 @@ async function variant(inputs: StreamBenchInputs, ingestProcesses: number, progr
           ),
         },
         open,
-        counts: {
-          acknowledged,
-          logs: await count(`SELECT count() AS n FROM logs ${where}`),
-          unique: await count(`SELECT uniqExact(log_id) AS n FROM logs ${where}`),
-          minute: await count(`SELECT sum(count) AS n FROM rollup_minute_v ${where}`),
-          hour: await count(`SELECT sum(count) AS n FROM rollup_hour_v ${where}`),
-          day: await count(`SELECT sum(count) AS n FROM rollup_day_v ${where}`),
-        },
+        counts: await countStored(writer, ['bench', 'bench-open'], acknowledged),
       };
     } finally {
       await Promise.all([...ingest, writer].map((p) => p.stop()));
@@ -179,13 +171,13 @@ export function formatStreamReport(variants: readonly StreamVariant[]): string {
         `    open loop ${fmt(o.offeredPerS)} records/s: ${fmt(o.acceptedRecords)} of ${fmt(o.sentRecords)} acknowledged, p50 ${o.p50Ms.toFixed(1)} ms, p99 ${o.p99Ms.toFixed(1)} ms, ${o.failed} not 200`,
       );
     }
-    const ok = [counts.logs, counts.unique, counts.minute, counts.hour, counts.day].every((n) => n === counts.acknowledged);
+    const ok = [counts.logs, counts.uniqueLogIds, counts.minute, counts.hour, counts.day].every((n) => n === counts.acknowledged);
     lines.push(
-      `    stored: logs ${fmt(counts.logs)}, unique log_ids ${fmt(counts.unique)}, minute ${fmt(counts.minute)}, hour ${fmt(counts.hour)}, day ${fmt(counts.day)} of ${fmt(counts.acknowledged)} acknowledged: ${ok ? 'OK' : 'MISMATCH'}`,
+      `    stored: logs ${fmt(counts.logs)}, unique log_ids ${fmt(counts.uniqueLogIds)}, minute ${fmt(counts.minute)}, hour ${fmt(counts.hour)}, day ${fmt(counts.day)} of ${fmt(counts.acknowledged)} acknowledged: ${ok ? 'OK' : 'MISMATCH'}`,
     );
   }
   return `${lines.join('\n')}\n`;
 }
 
 export const streamCountsOk = (variants: readonly StreamVariant[]) =>
-  variants.every(({ counts: c }) => [c.logs, c.unique, c.minute, c.hour, c.day].every((n) => n === c.acknowledged));
+  variants.every(({ counts: c }) => [c.logs, c.uniqueLogIds, c.minute, c.hour, c.day].every((n) => n === c.acknowledged));

@@ -6,7 +6,7 @@
 import { type CumulativePoint, type CumulativeSeries, increaseOf } from '../../ingest/cumulativeSeries.js';
 import { type HistogramBucket, histogramSummary, type RecordSummary } from '../../ingest/recordSummary.js';
 import { DEFAULT_AGENT } from '../../events/model.js';
-import { addPoint, limitedMeta, PointOutcome, validName } from './pointRecords.js';
+import { addPoint, limitedMeta, type PointMapping, PointOutcome, validName } from './pointRecords.js';
 
 const CUMULATIVE = 2;
 const NO_RECORDED_VALUE = 1;
@@ -83,18 +83,10 @@ function jsonOf(v: AnyValue | null | undefined): unknown {
 
 const entriesOf = (attributes: KeyValue[] | null | undefined): [string, unknown][] => (attributes ?? []).map((kv) => [kv.key ?? '', jsonOf(kv.value)]);
 
-export interface OtlpMapping {
-  readonly outcome: PointOutcome;
-  /** Cumulative series seen, to commit once the records are durable. */
-  readonly seen: Map<string, CumulativePoint>;
-  readonly points: number;
-}
-
 /** The records of an export request for `workspaceId`, at `now`. */
-export function otlpRecords(request: MetricsRequest, workspaceId: string, cumulative: CumulativeSeries, now: number): OtlpMapping {
+export function otlpRecords(request: MetricsRequest, workspaceId: string, cumulative: CumulativeSeries, now: number): PointMapping {
   const outcome = new PointOutcome();
   const seen = new Map<string, CumulativePoint>();
-  let points = 0;
   for (const rm of request.resourceMetrics ?? []) {
     const resource = entriesOf(rm.resource?.attributes);
     const service = resource.find(([k]) => k === 'service.name')?.[1];
@@ -111,7 +103,6 @@ export function otlpRecords(request: MetricsRequest, workspaceId: string, cumula
         const event = validName(metric.name ?? '');
         const data = metric.gauge ?? metric.sum ?? metric.histogram ?? metric.exponentialHistogram ?? metric.summary;
         const dataPoints = (data?.dataPoints ?? []) as HistogramPoint[];
-        points += dataPoints.length;
         if (event === null) {
           outcome.refuse('invalid_name', dataPoints.length);
           continue;
@@ -171,7 +162,7 @@ export function otlpRecords(request: MetricsRequest, workspaceId: string, cumula
       }
     }
   }
-  return { outcome, seen, points };
+  return { outcome, seen };
 }
 
 interface HistogramData {

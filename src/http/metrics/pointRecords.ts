@@ -4,6 +4,7 @@
 // on its own (the formats answer per point); meta past its limits is cut, keys dropped in
 // their given order (point attributes first, then scope, then resource), and counted.
 import { createHash } from 'node:crypto';
+import type { CumulativePoint } from '../../ingest/cumulativeSeries.js';
 import type { NewLogRecord } from '../../ingest/journaledBatch.js';
 import type { RecordSummary } from '../../ingest/recordSummary.js';
 import { MAX_ABS_VALUE, MAX_AGE_MS, MAX_AHEAD_MS, MAX_META_BYTES, MAX_META_KEYS, MAX_NAME_LENGTH } from '../logs/schema.js';
@@ -21,6 +22,13 @@ export const REFUSAL_MESSAGES: Record<Refusal, string> = {
   no_value: 'the point has no recorded value',
   unsupported: 'summary points are not stored (send histograms)',
 };
+
+/** A request of either format mapped to records. */
+export interface PointMapping {
+  readonly outcome: PointOutcome;
+  /** Cumulative series seen, to commit once the records are durable. */
+  readonly seen: Map<string, CumulativePoint>;
+}
 
 /** What the mapping of one request gives: its records, and what it refused or cut. */
 export class PointOutcome {

@@ -4,7 +4,7 @@
 // _bucket) become increases per series; classic-histogram _bucket series are not stored.
 import { type CumulativePoint, type CumulativeSeries, increaseOf } from '../../ingest/cumulativeSeries.js';
 import { DEFAULT_AGENT } from '../../events/model.js';
-import { addPoint, limitedMeta, PointOutcome, validName } from './pointRecords.js';
+import { addPoint, limitedMeta, type PointMapping, PointOutcome, validName } from './pointRecords.js';
 
 const COUNTER_TYPE = 1;
 const COUNTER_SUFFIXES = ['_total', '_count', '_sum', '_bucket'];
@@ -24,21 +24,13 @@ const isStaleMarker = (value: number) => {
   return bytes.readBigUInt64LE() === 0x7ff0000000000002n;
 };
 
-export interface RemoteWriteMapping {
-  readonly outcome: PointOutcome;
-  readonly seen: Map<string, CumulativePoint>;
-  readonly samples: number;
-}
-
-export function remoteWriteRecords(request: WriteRequestMessage, workspaceId: string, cumulative: CumulativeSeries, now: number): RemoteWriteMapping {
+export function remoteWriteRecords(request: WriteRequestMessage, workspaceId: string, cumulative: CumulativeSeries, now: number): PointMapping {
   const outcome = new PointOutcome();
   const seen = new Map<string, CumulativePoint>();
   const counterFamilies = new Set((request.metadata ?? []).filter((m) => m.type === COUNTER_TYPE).map((m) => m.metricFamilyName ?? ''));
-  let samples = 0;
   for (const series of request.timeseries ?? []) {
     const labels = [...(series.labels ?? [])].map((l) => [l.name ?? '', l.value ?? ''] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     const sampleList = series.samples ?? [];
-    samples += sampleList.length;
     const name = labels.find(([k]) => k === '__name__')?.[1] ?? '';
     if (name.endsWith('_bucket')) continue;
     const event = validName(name);
@@ -74,5 +66,5 @@ export function remoteWriteRecords(request: WriteRequestMessage, workspaceId: st
       addPoint(outcome, { workspaceId, agent, event, seriesKey, timeKey: String(occurredAt), occurredAt, value, meta }, now);
     }
   }
-  return { outcome, seen, samples };
+  return { outcome, seen };
 }

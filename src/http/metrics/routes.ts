@@ -16,7 +16,7 @@ import { OTLP_METRICS_PATH, REMOTE_WRITE_PATH } from '../logs/request.js';
 import { gunzipped, unsnappied, wireBytes } from './body.js';
 import { DECODE_OPTIONS, ExportMetricsServiceRequest, ExportMetricsServiceResponse, RpcStatus, WriteRequest } from './otlpProto.js';
 import { type MetricsRequest, otlpRecords } from './otlp.js';
-import type { PointOutcome } from './pointRecords.js';
+import type { PointMapping } from './pointRecords.js';
 import { remoteWriteRecords, type WriteRequestMessage } from './remoteWrite.js';
 
 /** Cumulative series remembered per process for increases (src/ingest/cumulativeSeries.ts). */
@@ -48,14 +48,17 @@ function decodeOtlp(bytes: Buffer, encoding: Encoding): MetricsRequest {
   }
 }
 
-/** Journals the records of a request (nothing when it has none); the caller commits its cumulative series after. */
-async function ingestPoints(ctx: Context, ingestor: Ingestor, outcome: PointOutcome, metrics: Metrics): Promise<void> {
+/** Journals the records of a request (nothing when it has none), then remembers its cumulative series: only once they are durable. */
+async function ingestPoints(ctx: Context, ingestor: Ingestor, cumulative: CumulativeSeries, { outcome, seen }: PointMapping, metrics: Metrics): Promise<void> {
   const receivedAt = Date.now();
+  const workspaceId = workspaceOf(ctx);
   if (outcome.refusedPoints > 0) metrics.rejectedRecords.inc({ reason: 'invalid' }, outcome.refusedPoints);
-  if (outcome.records.length === 0) return;
-  const batch = prepareBatch(workspaceOf(ctx), receivedAt, outcome.records);
-  admissionOf(ctx)?.debit(batch.records);
-  await ingestor.ingest(batch);
+  if (outcome.records.length > 0) {
+    const batch = prepareBatch(workspaceId, receivedAt, outcome.records);
+    admissionOf(ctx)?.debit(batch.records);
+    await ingestor.ingest(batch);
+  }
+  cumulative.commit(workspaceId, seen);
 }
 
 /** The routes; `ingestor` null where this process does not ingest (then only documented). */
@@ -86,10 +89,9 @@ export function metricRoutes(ingestor: Ingestor | null, metrics: Metrics): ApiRo
       const encoding = encodingOf(ctx);
       try {
         const request = decodeOtlp(gunzipped(ctx, await wireBytes(ctx)), encoding);
-        const workspaceId = workspaceOf(ctx);
-        const { outcome, seen } = otlpRecords(request, workspaceId, cumulative, Date.now());
-        await ingestPoints(ctx, ingestor, outcome, metrics);
-        cumulative.commit(workspaceId, seen);
+        const mapping = otlpRecords(request, workspaceOf(ctx), cumulative, Date.now());
+        await ingestPoints(ctx, ingestor, cumulative, mapping, metrics);
+        const { outcome } = mapping;
         const message = outcome.message();
         const partial = message === '' ? {} : { partialSuccess: { rejectedDataPoints: outcome.refusedPoints, errorMessage: message } };
         ctx.status = 200;
@@ -136,10 +138,7 @@ export function metricRoutes(ingestor: Ingestor | null, metrics: Metrics): ApiRo
       } catch {
         throw malformed('WriteRequest');
       }
-      const workspaceId = workspaceOf(ctx);
-      const { outcome, seen } = remoteWriteRecords(request, workspaceId, cumulative, Date.now());
-      await ingestPoints(ctx, ingestor, outcome, metrics);
-      cumulative.commit(workspaceId, seen);
+      await ingestPoints(ctx, ingestor, cumulative, remoteWriteRecords(request, workspaceOf(ctx), cumulative, Date.now()), metrics);
       ctx.status = 204;
     },
   );

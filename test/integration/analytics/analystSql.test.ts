@@ -9,7 +9,7 @@ import path from 'node:path';
 import { projectRoot } from '../../../src/paths.js';
 import { sendLogs } from '../../helpers/logs.js';
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../../helpers/service.js';
-import { runScript } from '../../helpers/process.js';
+import { runScript } from '../../../scripts/lib/serviceProcess.js';
 import { freshProcessEnv, testRoot } from '../../helpers/stores.js';
 
 /** The SQL examples of docs/analyst-sql.md, one statement each, from every sql block of its Examples. */

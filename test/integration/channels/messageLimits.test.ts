@@ -3,27 +3,15 @@
 // boundary (no split emoji, escape or entity) and is still valid markup.
 import { expect } from 'chai';
 import { newId } from '../../../src/ids.js';
-import { FakeHttpServer, FakeSmtpServer, type RecordedRequest } from '../../helpers/fakeProviders.js';
+import { expectWholeEmoji, FAMILY, FLAG, type ServiceWithFakeChannels, startWithFakeChannels, subjectOf } from '../../helpers/channelMessages.js';
+import type { FakeHttpServer, FakeSmtpServer, RecordedRequest } from '../../helpers/fakeProviders.js';
 import { alertObject, raiseAlert, seedPolicy } from '../../helpers/outbox.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
+import type { TestService } from '../../helpers/service.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
 const WS = 'message-limits-ws';
-const FAMILY = '👩‍👩‍👧‍👦'; // one emoji of seven code points (four surrogate pairs, three joiners)
-const FLAG = '🇩🇪';
 const PIECE = `<b>&amp; *bold* _it_ ~s~ \`code\` |x| \\ ${FAMILY}${FLAG} é `;
 const TITLE = PIECE.repeat(Math.ceil(10_000 / PIECE.length)).slice(0, 10_000);
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** Every family emoji is whole: as many joiners as three per family. */
-function expectWholeEmoji(text: string): void {
-  expect(LONE_SURROGATE.test(text), 'no lone surrogate').to.equal(false);
-  const families = text.split(FAMILY).length - 1;
-  expect(text.split('\u200D').length - 1, 'no broken joined emoji').to.equal(3 * families);
-  const flags = text.split(FLAG).length - 1;
-  expect(text.match(/[\u{1F1E6}-\u{1F1FF}]/gu)?.length ?? 0, 'no half flag').to.equal(2 * flags);
-}
 
 /** &, < and > only as whole entities or (Telegram) the <b> tags, tags balanced. */
 function expectValidEntities(text: string, tags: boolean): void {
@@ -39,30 +27,18 @@ function expectValidEntities(text: string, tags: boolean): void {
 
 describe('message limits', function () {
   this.timeout(60_000);
+  let fakes: ServiceWithFakeChannels;
   let svc: TestService;
   let provider: FakeHttpServer;
   let smtp: FakeSmtpServer;
   let token: string;
 
   before(async () => {
-    provider = await FakeHttpServer.start({ status: 200, body: { ok: true, result: {} } });
-    smtp = await FakeSmtpServer.start();
-    svc = await startTestService({
-      env: {
-        SLACK_WEBHOOK_ORIGIN: provider.origin,
-        DISCORD_WEBHOOK_ORIGINS: provider.origin,
-        TELEGRAM_API_ORIGIN: provider.origin,
-        SMTP_URL: smtp.url,
-        DELIVERY_POLL_INTERVAL_MS: '50',
-      },
-    });
+    fakes = await startWithFakeChannels();
+    ({ svc, provider, smtp } = fakes);
     token = await svc.tokenFor(WS, 'owner@example.com');
   });
-  after(async () => {
-    await svc.close();
-    await provider.close();
-    await smtp.close();
-  });
+  after(() => fakes.close());
 
   it('cuts each channel’s message to its limit at a safe boundary, as valid markup', async () => {
     for (const body of [
@@ -131,19 +107,3 @@ describe('message limits', function () {
     expectWholeEmoji(shownSubject);
   });
 });
-
-/** The Subject header of a raw message, its RFC 2047 encoded words (as nodemailer writes long UTF-8 subjects) decoded. */
-function subjectOf(raw: string): string {
-  const header = /^Subject: (.*(?:\r?\n[ \t].*)*)/m.exec(raw)![1]!;
-  const words = [...header.matchAll(/=\?utf-8\?([BQ])\?([^?]*)\?=/gi)];
-  if (words.length === 0) return header.replace(/\r?\n[ \t]/g, ' ');
-  const bytes = words.map(([, encoding, text]) =>
-    encoding!.toUpperCase() === 'B'
-      ? Buffer.from(text!, 'base64')
-      : Buffer.from(
-          text!.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
-          'latin1',
-        ),
-  );
-  return Buffer.concat(bytes).toString('utf8');
-}

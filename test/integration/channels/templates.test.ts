@@ -8,24 +8,18 @@
 import { expect } from 'chai';
 import { variableNames } from '../../../src/channels/templateView.js';
 import { newId } from '../../../src/ids.js';
-import { FakeHttpServer, FakeSmtpServer, type RecordedRequest } from '../../helpers/fakeProviders.js';
+import { expectWholeEmoji, FAMILY, type ServiceWithFakeChannels, startWithFakeChannels, subjectOf } from '../../helpers/channelMessages.js';
+import type { FakeHttpServer, FakeSmtpServer, RecordedRequest } from '../../helpers/fakeProviders.js';
 import { alertObject, raiseAlert, seedPolicy } from '../../helpers/outbox.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
+import type { TestService } from '../../helpers/service.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
 const WS = 'templates-ws';
-const FAMILY = '👩‍👩‍👧‍👦';
 const PIECE = `<b>&amp; "q" *bold* _it_ ~s~ \`code\` |x| <!here> \\ ${FAMILY} é `;
 const TITLE = PIECE.repeat(Math.ceil(10_000 / PIECE.length)).slice(0, 10_000);
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Every variable, one a line: `name=value`. */
 const EVERY_VARIABLE = [...variableNames()].map((name) => `${name}={{${name}}}`).join('\n');
-
-function expectWholeEmoji(text: string): void {
-  expect(LONE_SURROGATE.test(text), 'no lone surrogate').to.equal(false);
-  expect(text.split('\u200D').length - 1, 'no broken joined emoji').to.equal(3 * (text.split(FAMILY).length - 1));
-}
 
 /** Without the template's own tags: no bare < or >, and & only in whole entities. */
 function expectEscaped(text: string, ownTags: RegExp, entities: RegExp): void {
@@ -36,31 +30,18 @@ function expectEscaped(text: string, ownTags: RegExp, entities: RegExp): void {
 
 describe('message templates', function () {
   this.timeout(90_000);
+  let fakes: ServiceWithFakeChannels;
   let svc: TestService;
   let provider: FakeHttpServer;
   let smtp: FakeSmtpServer;
   let token: string;
 
   before(async () => {
-    provider = await FakeHttpServer.start({ status: 200, body: { ok: true, result: {} } });
-    smtp = await FakeSmtpServer.start();
-    svc = await startTestService({
-      env: {
-        SLACK_WEBHOOK_ORIGIN: provider.origin,
-        DISCORD_WEBHOOK_ORIGINS: provider.origin,
-        TELEGRAM_API_ORIGIN: provider.origin,
-        SMTP_URL: smtp.url,
-        ALLOW_PRIVATE_TARGETS: '1',
-        DELIVERY_POLL_INTERVAL_MS: '50',
-      },
-    });
+    fakes = await startWithFakeChannels({ ALLOW_PRIVATE_TARGETS: '1' });
+    ({ svc, provider, smtp } = fakes);
     token = await svc.tokenFor(WS, 'owner@example.com');
   });
-  after(async () => {
-    await svc.close();
-    await provider.close();
-    await smtp.close();
-  });
+  after(() => fakes.close());
 
   const create = (body: object) => svc.request('POST', '/v1.0/destinations', { token, body });
 
@@ -206,19 +187,3 @@ describe('message templates', function () {
     expect(request.json).to.include({ type: 'test', title: 'triggered · destination.test', message: 'Value 1 against 0' });
   });
 });
-
-/** The Subject header of a raw message, RFC 2047 encoded words decoded. */
-function subjectOf(raw: string): string {
-  const header = /^Subject: (.*(?:\r?\n[ \t].*)*)/m.exec(raw)![1]!;
-  const words = [...header.matchAll(/=\?utf-8\?([BQ])\?([^?]*)\?=/gi)];
-  if (words.length === 0) return header.replace(/\r?\n[ \t]/g, ' ');
-  const bytes = words.map(([, encoding, text]) =>
-    encoding!.toUpperCase() === 'B'
-      ? Buffer.from(text!, 'base64')
-      : Buffer.from(
-          text!.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
-          'latin1',
-        ),
-  );
-  return Buffer.concat(bytes).toString('utf8');
-}

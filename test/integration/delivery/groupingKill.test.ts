@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { FakeHttpServer } from '../../helpers/fakeProviders.js';
 import { requestOk } from '../../helpers/http.js';
-import { startServiceProcess } from '../../helpers/process.js';
+import { startServiceProcess } from '../../../scripts/lib/serviceProcess.js';
 import { freshProcessEnv, postgresMode } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
@@ -26,7 +26,7 @@ describe(`grouping survives kill -9 mid-window (Postgres ${postgresMode})`, func
       EVAL_INTERVAL_MS: '86400000',
       DELIVERY_POLL_INTERVAL_MS: '50',
     };
-    let service = await startServiceProcess(env);
+    let service = await startServiceProcess({ env });
     try {
       // service.url read at each call: a restart gives the process a new port.
       const call = (method: string, path: string, token: string, body?: unknown) => requestOk(service.url, method, path, token, body);
@@ -63,7 +63,7 @@ describe(`grouping survives kill -9 mid-window (Postgres ${postgresMode})`, func
       await service.kill();
       expect(sink.requests, 'the window had not ended at the kill').to.have.length(1);
 
-      service = await startServiceProcess(env);
+      service = await startServiceProcess({ env });
       const [first, group] = await sink.waitForRequests(2, 120_000);
       expect(first!.json.type).to.equal('alert.triggered');
       expect(group!.json).to.include({ type: 'alert.group', group_type: 'alert.triggered', count: ALERTS - 1 });

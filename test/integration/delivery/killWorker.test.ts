@@ -7,7 +7,7 @@ import { loadConfig } from '../../../src/config.js';
 import { openStores, storeOptions } from '../../../src/stores/index.js';
 import { FakeHttpServer } from '../../helpers/fakeProviders.js';
 import { seedOutboxBurst } from '../../helpers/outboxBurst.js';
-import { startServiceProcess } from '../../helpers/process.js';
+import { startServiceProcess } from '../../../scripts/lib/serviceProcess.js';
 import { freshProcessEnv } from '../../helpers/stores.js';
 
 const COUNT = 300;
@@ -32,13 +32,13 @@ describe('delivery across a kill -9 of the worker', function () {
     const ids = await stores.postgres.transaction((tx) => seedOutboxBurst(tx, 'kill-ws', `${sink.origin}/kill`, COUNT));
     await stores.close();
 
-    const first = await startServiceProcess(env);
+    const first = await startServiceProcess({ env });
     await sink.waitForRequests(COUNT / 10, 60_000);
     await first.kill(); // SIGKILL mid-burst
     const sentBeforeKill = sink.requests.length;
     expect(sentBeforeKill).to.be.below(COUNT);
 
-    const second = await startServiceProcess(env);
+    const second = await startServiceProcess({ env });
     try {
       const deadline = Date.now() + 150_000;
       const distinct = () => new Set(sink.requests.map((r) => r.headers['webhook-id'])).size;

@@ -8,7 +8,7 @@ import { openStores, type Stores } from '../../../src/stores/index.js';
 import { FakeHttpServer } from '../../helpers/fakeProviders.js';
 import { seedOutboxBurst } from '../../helpers/outboxBurst.js';
 import { raiseAlert, seedPolicy } from '../../helpers/outbox.js';
-import { startServiceProcess, type ServiceProcess } from '../../helpers/process.js';
+import { startServiceProcess, type ServiceProcess } from '../../../scripts/lib/serviceProcess.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { freshStoreOptions, testRoot } from '../../helpers/stores.js';
 
@@ -69,12 +69,14 @@ describe('delivery woken by a committed outbox row', function () {
       stores = await openStores(options);
       const url = options.postgres.mode === 'server' ? options.postgres.url : '';
       worker = await startServiceProcess({
-        ROLE: 'worker',
-        DATA_DIR: mkdtempSync(path.join(testRoot, 'push-worker-')),
-        DATABASE_URL: url,
-        ALLOW_PRIVATE_TARGETS: '1',
-        DELIVERY_POLL_INTERVAL_MS: MINUTES,
-        EVAL_INTERVAL_MS: '86400000',
+        env: {
+          ROLE: 'worker',
+          DATA_DIR: mkdtempSync(path.join(testRoot, 'push-worker-')),
+          DATABASE_URL: url,
+          ALLOW_PRIVATE_TARGETS: '1',
+          DELIVERY_POLL_INTERVAL_MS: MINUTES,
+          EVAL_INTERVAL_MS: '86400000',
+        },
       });
       await new Promise((r) => setTimeout(r, 1_000));
     });

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { FakeHttpServer } from '../../helpers/fakeProviders.js';
 import { requestOk } from '../../helpers/http.js';
-import { startServiceProcess } from '../../helpers/process.js';
+import { startServiceProcess } from '../../../scripts/lib/serviceProcess.js';
 import { freshProcessEnv, postgresMode } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
@@ -27,7 +27,7 @@ describe(`escalation survives kill -9 of the worker mid-chain (Postgres ${postgr
       ESCALATION_POLL_INTERVAL_MS: '20',
       DELIVERY_POLL_INTERVAL_MS: '20',
     };
-    let service = await startServiceProcess(env);
+    let service = await startServiceProcess({ env });
     try {
       // service.url read at each call: a restart gives the process a new port.
       const call = (method: string, path: string, token: string, body?: unknown) => requestOk(service.url, method, path, token, body);
@@ -56,7 +56,7 @@ describe(`escalation survives kill -9 of the worker mid-chain (Postgres ${postgr
       for (const after of [2, 5]) {
         await waitFor(`${after} steps sent`, async () => (escalated().length >= after ? true : null), 60_000);
         await service.kill();
-        service = await startServiceProcess(env);
+        service = await startServiceProcess({ env });
       }
       const all = await waitFor(
         'the 9 steps sent',

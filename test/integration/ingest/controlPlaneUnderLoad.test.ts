@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import { request } from '../../helpers/http.js';
-import { startServiceProcess } from '../../helpers/process.js';
+import { startServiceProcess } from '../../../scripts/lib/serviceProcess.js';
 import { freshProcessEnv, postgresMode } from '../../helpers/stores.js';
 
 const ADMIN_TOKEN = 'overload-admin-token-0123456789';
@@ -33,7 +33,7 @@ describe(`control plane under a 256-client ingest overload (Postgres ${postgresM
   this.timeout(180_000);
 
   it('answers every GET /v1.0/events within a few seconds while ingest clients are refused with 429', async () => {
-    const service = await startServiceProcess({ ...(await freshProcessEnv()), ADMIN_TOKEN });
+    const service = await startServiceProcess({ env: { ...(await freshProcessEnv()), ADMIN_TOKEN } });
     const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
     try {
       const issue = async (ws: string) =>

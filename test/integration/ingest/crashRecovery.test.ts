@@ -15,9 +15,10 @@ import { readCheckpointSync } from '../../../src/ingest/journal/checkpointFile.j
 import { isTornWrite, scanFrames } from '../../../src/ingest/journal/frames.js';
 import { request } from '../../helpers/http.js';
 import { isoMinutesAgo, type SentLog } from '../../helpers/logs.js';
-import { startServiceProcess, type ServiceProcess } from '../../helpers/process.js';
+import { startServiceProcess, type ServiceProcess } from '../../../scripts/lib/serviceProcess.js';
 import { freshProcessEnv, postgresMode } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
+import { seededRandom } from '../../../scripts/lib/seededRandom.js';
 
 const ADMIN_TOKEN = 'crash-admin-token-0123456789';
 const KILLS = 21;
@@ -25,17 +26,6 @@ const BATCHES = 300;
 const PER_BATCH = 100;
 const CLIENTS = 8;
 const WORKSPACE = 'crash-ws';
-
-/** mulberry32: the kill moments of a run come from its seed, printed with its figures. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /**
  * What a kill left on disk, read from the journal folder: a torn append at the end of the
@@ -77,7 +67,8 @@ describe(`ingest survives kill -9 at random moments (Postgres ${postgresMode})`,
 
   it('stores every acknowledged record exactly once in logs and in the minute, hour and day rollups', async () => {
     const seed = Number(process.env.CRASH_TEST_SEED ?? Date.now() % 1_000_000);
-    const random = seeded(seed);
+    // The kill moments of a run come from its seed, printed with its figures.
+    const random = seededRandom(seed);
     // Small blocks and a short interval: many inserts and checkpoints for the kills to land in.
     const env: Record<string, string> = { ...(await freshProcessEnv()), ADMIN_TOKEN, INGEST_INSERT_BLOCK_RECORDS: '1500', INGEST_FLUSH_INTERVAL_MS: '40' };
     const batches: SentLog[][] = Array.from({ length: BATCHES }, (_, b) =>
@@ -92,7 +83,7 @@ describe(`ingest survives kill -9 at random moments (Postgres ${postgresMode})`,
     const unacknowledged = batches.map((_, i) => i);
     const figures = { seed, kills: 0, unanswered: 0, resent: 0, acknowledgedBeforeLastStart: 0, tornAppend: 0, pendingBlock: 0, journaledNotInserted: 0 };
 
-    let service = await startServiceProcess(env);
+    let service = await startServiceProcess({ env });
     const token = (await request(service.url, 'POST', '/v1.0/admin/tokens', { token: ADMIN_TOKEN, body: { user_id: WORKSPACE } })).body.token as string;
 
     /** Clients send until the queue is empty or the process dies; a batch not answered 200 goes back. */
@@ -136,7 +127,7 @@ describe(`ingest survives kill -9 at random moments (Postgres ${postgresMode})`,
         figures.pendingBlock += Number(left.pendingBlock);
         figures.journaledNotInserted += Number(left.journaledNotInserted);
         await running;
-        service = await startServiceProcess(env);
+        service = await startServiceProcess({ env });
       }
       figures.acknowledgedBeforeLastStart = BATCHES - new Set(unacknowledged).size;
       await load(service, true);

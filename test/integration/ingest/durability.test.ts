@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { request } from '../../helpers/http.js';
 import { isoMinutesAgo } from '../../helpers/logs.js';
-import { startServiceProcess } from '../../helpers/process.js';
+import { startServiceProcess } from '../../../scripts/lib/serviceProcess.js';
 import { freshProcessEnv, postgresMode } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
@@ -13,7 +13,7 @@ describe(`durability of acknowledged logs (Postgres ${postgresMode})`, function 
 
   it('keeps every acknowledged record through a kill -9, and a retry after it is not counted again', async () => {
     const env = { ...(await freshProcessEnv()), ADMIN_TOKEN };
-    const first = await startServiceProcess(env);
+    const first = await startServiceProcess({ env });
     const batches = Array.from({ length: 20 }, () =>
       Array.from({ length: 250 }, (_, i) => ({ log_id: randomUUID(), event: 'durable', value: 1, occurred_at: isoMinutesAgo(i % 30) })),
     );
@@ -29,7 +29,7 @@ describe(`durability of acknowledged logs (Postgres ${postgresMode})`, function 
     }
     expect(acknowledged).to.equal(5000);
 
-    const second = await startServiceProcess(env);
+    const second = await startServiceProcess({ env });
     try {
       const events = await request(second.url, 'GET', '/v1.0/events', { token });
       const eventId = events.body[0].event_id;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { encodeFrame, scanFrames } from '../../../src/ingest/journal/frames.js';
 import { request } from '../../helpers/http.js';
 import { isoMinutesAgo } from '../../helpers/logs.js';
-import { startServiceProcess, type ServiceProcess } from '../../helpers/process.js';
+import { startServiceProcess, type ServiceProcess } from '../../../scripts/lib/serviceProcess.js';
 import { freshProcessEnv, postgresMode } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
@@ -40,7 +40,7 @@ function newestSegment(dataDir: string): string {
  */
 async function crashWithTail(workspace: string, damage: (segment: string) => void) {
   const dataEnv: Record<string, string> = { ...(await freshProcessEnv()), ADMIN_TOKEN };
-  const first = await startServiceProcess({ ...dataEnv, INGEST_FLUSH_INTERVAL_MS: '10000', INGEST_INSERT_BLOCK_RECORDS: '1000000' });
+  const first = await startServiceProcess({ env: { ...dataEnv, INGEST_FLUSH_INTERVAL_MS: '10000', INGEST_INSERT_BLOCK_RECORDS: '1000000' } });
   let token: string;
   try {
     token = (await request(first.url, 'POST', '/v1.0/admin/tokens', { token: ADMIN_TOKEN, body: { user_id: workspace } })).body.token;
@@ -56,7 +56,7 @@ async function crashWithTail(workspace: string, damage: (segment: string) => voi
   expect(scanFrames(readFileSync(segment)).frames, 'every batch still in the journal').to.have.length(BATCHES);
   damage(segment);
 
-  const second = await startServiceProcess(dataEnv);
+  const second = await startServiceProcess({ env: dataEnv });
   try {
     await waitFor('the journal replay', async () =>
       /^alertmon_journal_backlog_records 0$/m.test((await request(second.url, 'GET', '/metrics')).text) ? true : null,

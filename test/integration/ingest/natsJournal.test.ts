@@ -15,22 +15,13 @@ import path from 'node:path';
 import { request, type TestResponse } from '../../helpers/http.js';
 import { isoMinutesAgo, type SentLog } from '../../helpers/logs.js';
 import { MACHINE_NATS_URL, OwnNatsServer, reachable } from '../../helpers/nats.js';
-import { startServiceProcess, type ServiceProcess } from '../../helpers/process.js';
+import { startServiceProcess, type ServiceProcess } from '../../../scripts/lib/serviceProcess.js';
 import { freshProcessEnv, postgresMode, testRoot, uniqueName } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
+import { seededRandom } from '../../../scripts/lib/seededRandom.js';
 
 const ADMIN_TOKEN = 'nats-admin-token-0123456789';
 const WORKSPACE = 'nats-ws';
-
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const batchesOf = (count: number, perBatch: number, offset = 0): SentLog[][] =>
   Array.from({ length: count }, (_, b) =>
@@ -103,7 +94,7 @@ describe(`the journal on NATS JetStream (Postgres ${postgresMode})`, function ()
 
   it('two ingest processes and a writer, each killed -9 at random moments: every acknowledged record once in logs and every rollup', async () => {
     const seed = Number(process.env.NATS_TEST_SEED ?? Date.now() % 1_000_000);
-    const random = seeded(seed);
+    const random = seededRandom(seed);
     const stream = uniqueName('alertmon_t');
     const base = await freshProcessEnv();
     const shared = { DATABASE_URL: base.DATABASE_URL!, JOURNAL_URL: MACHINE_NATS_URL, JOURNAL_STREAM: stream };
@@ -117,8 +108,8 @@ describe(`the journal on NATS JetStream (Postgres ${postgresMode})`, function ()
     const acknowledged = new Set<number>();
     const figures = { seed, kills: { ingest: 0, writer: 0 }, answered200: 0, refused: 0, unanswered: 0, retriedOnOther: 0, resent: 0 };
 
-    let writer = await startServiceProcess(writerEnv, 180_000);
-    const ingest: (ServiceProcess | null)[] = await Promise.all([0, 1].map((i) => startServiceProcess(ingestEnv(i), 180_000)));
+    let writer = await startServiceProcess({ env: writerEnv, readyTimeoutMs: 180_000 });
+    const ingest: (ServiceProcess | null)[] = await Promise.all([0, 1].map((i) => startServiceProcess({ env: ingestEnv(i), readyTimeoutMs: 180_000 })));
     const token = (await request(writer.url, 'POST', '/v1.0/admin/tokens', { token: ADMIN_TOKEN, body: { user_id: WORKSPACE } })).body.token as string;
 
     let scheduleDone = false;
@@ -165,14 +156,14 @@ describe(`the journal on NATS JetStream (Postgres ${postgresMode})`, function ()
         if (victim === 'writer') {
           await writer.kill();
           figures.kills.writer++;
-          writer = await startServiceProcess(writerEnv, 180_000);
+          writer = await startServiceProcess({ env: writerEnv, readyTimeoutMs: 180_000 });
         } else {
           const i = victim === 'ingest0' ? 0 : 1;
           const process = ingest[i]!;
           ingest[i] = null;
           await process.kill();
           figures.kills.ingest++;
-          ingest[i] = await startServiceProcess(ingestEnv(i), 180_000);
+          ingest[i] = await startServiceProcess({ env: ingestEnv(i), readyTimeoutMs: 180_000 });
         }
       }
       scheduleDone = true;
@@ -204,7 +195,7 @@ describe(`the journal on NATS JetStream (Postgres ${postgresMode})`, function ()
     const nats = await OwnNatsServer.start();
     const base = await freshProcessEnv();
     const env = { ...base, ROLE: 'all', ADMIN_TOKEN, JOURNAL_URL: nats.url, JOURNAL_STREAM: uniqueName('alertmon_t'), INGEST_FLUSH_INTERVAL_MS: '40' };
-    const service = await startServiceProcess(env, 180_000);
+    const service = await startServiceProcess({ env, readyTimeoutMs: 180_000 });
     const batches = batchesOf(400, 50, 7);
     const queue = batches.map((_, i) => i);
     const acknowledged = new Set<number>();
@@ -266,7 +257,7 @@ describe(`the journal on NATS JetStream (Postgres ${postgresMode})`, function ()
   it('a full stream answers 503 journal_full; a ROLE=ingest process needs no ClickHouse', async () => {
     const stream = uniqueName('alertmon_t');
     const base = await freshProcessEnv();
-    const api = await startServiceProcess({ ...base, ROLE: 'api', ADMIN_TOKEN }, 180_000);
+    const api = await startServiceProcess({ env: { ...base, ROLE: 'api', ADMIN_TOKEN }, readyTimeoutMs: 180_000 });
     const env = {
       DATABASE_URL: base.DATABASE_URL!,
       ROLE: 'ingest',
@@ -274,7 +265,7 @@ describe(`the journal on NATS JetStream (Postgres ${postgresMode})`, function ()
       JOURNAL_STREAM: stream,
       INGEST_JOURNAL_MAX_BYTES: String(1024 ** 2),
     };
-    const ingest = await startServiceProcess({ ...env, DATA_DIR: path.join(testRoot, uniqueName('ingest-c')) }, 180_000);
+    const ingest = await startServiceProcess({ env: { ...env, DATA_DIR: path.join(testRoot, uniqueName('ingest-c')) }, readyTimeoutMs: 180_000 });
     try {
       const ready = await request(ingest.url, 'GET', '/readyz');
       expect(ready.body).to.deep.equal({ status: 'ok', checks: { clickhouse: 'none', postgres: 'ok', journal: 'ok' } });

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../../../src/paths.js';
 import { DataDirBusyError, dataDirOwner, lockDataDir } from '../../../src/stores/dataDirLock.js';
-import { startServiceProcess, type ServiceProcess } from '../../helpers/process.js';
+import { startServiceProcess, type ServiceProcess } from '../../../scripts/lib/serviceProcess.js';
 import { freshProcessEnv, testRoot } from '../../helpers/stores.js';
 
 const freshDir = () => mkdtempSync(path.join(testRoot, 'lock-'));
@@ -67,13 +67,13 @@ describe('data directory lock', function () {
 
   it('lets the service start at once after kill -9, ten times in a row', async () => {
     const env = await freshProcessEnv();
-    let svc: ServiceProcess = await startServiceProcess(env);
+    let svc: ServiceProcess = await startServiceProcess({ env });
     const pids: number[] = [];
     try {
       for (let round = 0; round < 10; round++) {
         pids.push(svc.child.pid!);
         svc.child.kill('SIGKILL');
-        svc = await startServiceProcess(env);
+        svc = await startServiceProcess({ env });
         const health = await fetch(`${svc.url}/healthz`);
         expect(health.status, `round ${round}`).to.equal(200);
       }
@@ -85,9 +85,9 @@ describe('data directory lock', function () {
 
   it('refuses a second live service on the same DATA_DIR with a clear message', async () => {
     const env = await freshProcessEnv();
-    const first = await startServiceProcess(env);
+    const first = await startServiceProcess({ env });
     try {
-      const err = await startServiceProcess(env).then(
+      const err = await startServiceProcess({ env }).then(
         async (second) => {
           await second.kill();
           return null;

@@ -1,0 +1,183 @@
+// Runs alertmon's own code in a child process, from the sources through tsx, as a user would:
+// the one way tests and benchmarks start the service, wait until it is ready, and stop it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import net from 'node:net';
+import { projectRoot } from '../../src/paths.js';
+
+export interface ServiceProcessOptions {
+  /** Set over the inherited environment and the defaults (HOST=127.0.0.1, a free PORT, LOG_LEVEL=info). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Inherited variables whose names match are not passed on (a benchmark keeps the service on its own settings). */
+  readonly dropInherited?: RegExp;
+  /** Node options before the script, e.g. those `npm start` runs with. */
+  readonly nodeArgs?: readonly string[];
+  /** How long /readyz may take to answer 200 after the start (default 60 s). */
+  readonly readyTimeoutMs?: number;
+  /** Each line the service writes is also written to this process's stderr, after this prefix. */
+  readonly echoPrefix?: string;
+  /** A process group of its own, so that a Ctrl-C reaches only this process, which then stops the service with one SIGTERM. */
+  readonly detached?: boolean;
+}
+
+export interface StopOptions {
+  readonly signal?: NodeJS.Signals;
+  /** After this long (default 60 s) the process is sent SIGKILL. */
+  readonly timeoutMs?: number;
+}
+
+export interface ServiceProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  readonly url: string;
+  /** What the service has written to stdout and stderr so far, chunk by chunk. */
+  readonly output: string[];
+  /** Sends the signal (SIGTERM), then SIGKILL if it has not exited in time; resolves with the exit code. A second call waits for the first. */
+  stop(options?: StopOptions): Promise<number | null>;
+  /** SIGKILL, as a crash would; resolves once the process has exited. */
+  kill(): Promise<void>;
+}
+
+const DEFAULT_READY_TIMEOUT_MS = 60_000;
+const DEFAULT_STOP_TIMEOUT_MS = 60_000;
+const READY_POLL_MS = 50;
+// The port is picked here and bound by the service a moment later; another process may take it in between.
+const PORT_ATTEMPTS = 3;
+
+/** Starts src/main.ts and resolves once GET /readyz answers 200; rejects, with the service's output, if it exits or times out first. */
+export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
+  for (let attempt = 1; ; attempt++) {
+    const port = options.env.PORT ?? String(await freePort());
+    try {
+      return await startOnPort(options, port);
+    } catch (err) {
+      const portTaken = err instanceof ServiceExited && err.output.includes('EADDRINUSE');
+      if (!portTaken || options.env.PORT !== undefined || attempt === PORT_ATTEMPTS) throw err;
+    }
+  }
+}
+
+class ServiceExited extends Error {
+  constructor(
+    code: number | null,
+    readonly output: string,
+  ) {
+    super(`the service exited with ${code} before it was ready:\n${output}`);
+  }
+}
+
+async function startOnPort(options: ServiceProcessOptions, port: string): Promise<ServiceProcess> {
+  const dropped = options.dropInherited;
+  const inherited = dropped ? Object.fromEntries(Object.entries(process.env).filter(([name]) => !dropped.test(name))) : process.env;
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
+    cwd: projectRoot,
+    env: { ...inherited, HOST: '127.0.0.1', PORT: port, LOG_LEVEL: 'info', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
+  });
+  if (child.pid === undefined) throw new Error('the service process could not be started');
+  const pid = child.pid;
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  // 'close' comes once its output is read to the end, which 'exit' may precede.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  // A service must not outlive the test or benchmark that started it, however that ends.
+  const killAtExit = () => child.kill('SIGKILL');
+  process.once('exit', killAtExit);
+  void exited.then(() => process.off('exit', killAtExit));
+  const output = keepOutput(child, options.echoPrefix);
+
+  let stopping: Promise<number | null> | null = null;
+  const service: ServiceProcess = {
+    child,
+    pid,
+    url: `http://127.0.0.1:${port}`,
+    output,
+    stop: ({ signal = 'SIGTERM', timeoutMs = DEFAULT_STOP_TIMEOUT_MS } = {}) => (stopping ??= stopChild(child, exited, signal, timeoutMs)),
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+  try {
+    await waitUntilReady(service.url, exited, options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS);
+  } catch (err) {
+    await service.kill();
+    await closed;
+    if (err instanceof ReadyTimeout) throw new Error(`${err.message}:\n${output.join('')}`);
+    const [code] = await exited;
+    throw new ServiceExited(code, output.join(''));
+  }
+  return service;
+}
+
+/** A port nobody listens on right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function keepOutput(child: ChildProcess, echoPrefix: string | undefined): string[] {
+  const output: string[] = [];
+  const onData = (chunk: Buffer) => {
+    const text = chunk.toString();
+    output.push(text);
+    if (echoPrefix === undefined) return;
+    for (const line of text.split('\n')) if (line.trim() !== '') process.stderr.write(`${echoPrefix}${line}\n`);
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  return output;
+}
+
+class ReadyTimeout extends Error {}
+
+async function waitUntilReady(url: string, exited: Promise<unknown>, timeoutMs: number): Promise<void> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (gone) throw new Error('exited');
+    try {
+      if ((await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5_000) })).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
+  }
+  throw new ReadyTimeout(`the service was not ready within ${timeoutMs / 1000} s`);
+}
+
+async function stopChild(
+  child: ChildProcess,
+  exited: Promise<[number | null, NodeJS.Signals | null]>,
+  signal: NodeJS.Signals,
+  timeoutMs: number,
+): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  child.kill(signal);
+  const timer = setTimeout(() => {
+    process.stderr.write(`the service did not stop within ${timeoutMs / 1000} s of ${signal}; killing it\n`);
+    child.kill('SIGKILL');
+  }, timeoutMs);
+  const [code] = await exited;
+  clearTimeout(timer);
+  return code;
+}
+
+/** Runs a script of this repository (e.g. scripts/token.ts) to its end; its exit code and output. */
+export function runScript(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: projectRoot, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
