@@ -2,7 +2,8 @@
 // (test/integration/, real stores) on the embedded stores, then again with Postgres on a
 // server when one is reachable (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test);
 // then the browser tests (test/browser/, headless Chromium) when a Chromium is installed.
-// The browser code is built first, so every run serves the current console and share page.
+// TEST_EMBEDDED_ONLY=1 runs only the unit tests and the embedded integration run (CI's run on
+// the older Node it still supports, .ci/run). The browser code is built first, so every run serves the current console and share page.
 // Each run prints mocha's report; the last line sums all runs.
 import { spawn } from 'node:child_process';
 import pg from 'pg';
@@ -10,6 +11,7 @@ import { chromiumAvailable, chromiumPath } from '../test/helpers/browser.js';
 import { buildWeb } from './buildWeb.js';
 
 const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const embeddedOnly = process.env.TEST_EMBEDDED_ONLY === '1';
 // Extra arguments go to mocha: test files (each run where it belongs) and options (e.g. --grep).
 const extraArgs = process.argv.slice(2);
 const isFile = (arg: string) => !arg.startsWith('-') && (arg.endsWith('.ts') || arg.includes('/'));
@@ -68,7 +70,9 @@ const results: RunResult[] = [];
 if (unitFiles.length > 0) results.push(await runMocha('unit tests', unitFiles, { ...process.env }));
 if (integrationFiles.length > 0) {
   results.push(await runMocha('integration tests, embedded stores (chDB + PGlite)', integrationFiles, { ...process.env }));
-  if (await reachable(serverUrl)) {
+  if (embeddedOnly) {
+    process.stdout.write(`\nTEST_EMBEDDED_ONLY=1: the server-mode run is skipped.\n`);
+  } else if (await reachable(serverUrl)) {
     const shown = serverUrl.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
     const env = { ...process.env, ALERTMON_TEST_POSTGRES_URL: serverUrl };
     results.push(await runMocha(`integration tests, Postgres server ${shown} (ClickHouse embedded)`, integrationFiles, env));
@@ -76,7 +80,7 @@ if (integrationFiles.length > 0) {
     process.stdout.write(`\nNo Postgres server at TEST_DATABASE_URL; the server-mode run is skipped.\n`);
   }
 }
-if (browserFiles.length > 0) {
+if (browserFiles.length > 0 && !embeddedOnly) {
   if (chromiumAvailable()) {
     results.push(await runMocha(`browser tests, Chromium at ${chromiumPath} (embedded stores)`, browserFiles, { ...process.env }));
   } else {
