@@ -11,7 +11,10 @@
 // journal's is) and each block's kept ids are added to it.
 //
 // A message the stream delivers again was taken by a writer that died (or lost its
-// acknowledgement) and may be stored in part: it goes through redelivered.ts.
+// acknowledgement) and may be stored in part: it goes through redelivered.ts. So does one
+// delivered afresh below a sequence this writer already received (a NATS server that lost
+// its consumer's state in a kill delivers again as new), and one stranded in the stream
+// below the consumer's ack floor (strandedMessages.ts).
 import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { EventDirectory } from '../../events/eventDirectory.js';
 import type { Logger } from '../../logger.js';
@@ -22,8 +25,9 @@ import { LogsBlockInserter } from '../logsBlockInsert.js';
 import { loadRecentIds } from '../logIngestor.js';
 import { RecentLogIds, uuidWords } from '../recentLogIds.js';
 import { classifyClickHouseError } from '../../stores/clickhouseErrors.js';
-import { ACK_WAIT_MS, type NatsStream } from './natsStream.js';
+import type { NatsStream } from './natsStream.js';
 import { storeRedelivered } from './redelivered.js';
+import { STRANDED_SWEEP_MS, StrandedMessages } from './strandedMessages.js';
 
 export interface StreamWriterOptions {
   readonly blockRecords: number;
@@ -41,6 +45,13 @@ interface Held {
 }
 
 const RETRY_PAUSES_MS = [100, 250, 500, 1_000, 2_000, 5_000];
+/**
+ * How long one pull request lives. The client also waits this long between its checks that
+ * the consumer exists after a reconnect, so it bounds how soon the writer takes messages
+ * again once a restarted NATS server is back (the client's default, 30 s, made the writer
+ * idle for half a minute).
+ */
+const PULL_EXPIRES_MS = 5_000;
 const countLines = (payload: Buffer) => {
   let n = 0;
   for (let at = payload.indexOf(10); at >= 0; at = payload.indexOf(10, at + 1)) n++;
@@ -58,6 +69,9 @@ export class StreamWriter {
   private pump: Promise<void> | null = null;
   private running: Promise<void> | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private sweepQueued = false;
+  private readonly stranded: StrandedMessages;
   private stopping = false;
   private drainUntil = 0;
   private wakeUp: (() => void) | null = null;
@@ -85,6 +99,7 @@ export class StreamWriter {
     private readonly logger: Logger,
   ) {
     this.inserter = new LogsBlockInserter(clickhouse, metrics, (eventId) => directory.timezoneOf(eventId));
+    this.stranded = new StrandedMessages(stream, (payloads) => this.runExclusive(() => this.repair(payloads)), logger);
   }
 
   static async open(
@@ -108,7 +123,18 @@ export class StreamWriter {
     // Messages held or being inserted stay ours: JetStream redelivers them only if we go silent.
     this.heartbeat ??= setInterval(() => {
       for (const h of [...this.held, ...this.redelivered, ...this.inserting]) h.msg.working();
-    }, ACK_WAIT_MS / 3).unref();
+    }, this.stream.ackWaitMs / 3).unref();
+    this.sweepTimer ??= setInterval(() => this.queueSweep(), STRANDED_SWEEP_MS).unref();
+  }
+
+  /** Looks for stranded messages (one sweep at a time); any found are stored again between two blocks. */
+  private queueSweep(): void {
+    if (this.sweepQueued || this.stopping) return;
+    this.sweepQueued = true;
+    this.stranded
+      .sweep()
+      .catch((err: unknown) => this.logger.debug('journal stream: the sweep for stranded messages failed; the next one retries', { err: String(err) }))
+      .finally(() => (this.sweepQueued = false));
   }
 
   /** Resolves once every message up to stream sequence `seq` that this writer took is in ClickHouse. */
@@ -139,6 +165,7 @@ export class StreamWriter {
     await this.running;
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
     if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
   }
 
   private isCaughtUp(seq: number): boolean {
@@ -155,13 +182,14 @@ export class StreamWriter {
   private async receive(): Promise<void> {
     while (!this.stopping) {
       try {
-        this.messages = await this.consumer.consume({ max_messages: 1_000 });
+        this.messages = await this.consumer.consume({ max_messages: 1_000, expires: PULL_EXPIRES_MS });
         for await (const msg of this.messages) {
           const payload = Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.byteLength);
           const held: Held = { msg, payload, records: countLines(payload), publishedAt: Number(msg.info.timestampNanos) / 1e6 };
+          const again = msg.info.redelivered || msg.seq <= this.lastReceived;
           this.lastReceived = Math.max(this.lastReceived, msg.seq);
           this.meanRecords = this.meanRecords * 0.99 + held.records * 0.01;
-          if (msg.info.redelivered) this.redelivered.push(held);
+          if (again) this.redelivered.push(held);
           else {
             this.held.push(held);
             this.heldRecords += held.records;
@@ -306,22 +334,28 @@ export class StreamWriter {
     return (await this.insertParts(block.slice(0, half), payloads.slice(0, half))) && this.insertParts(block.slice(half), payloads.slice(half));
   }
 
-  /** Redelivered messages, made to hold once (redelivered.ts), then acknowledged; false when stopped first. */
+  /** Redelivered messages, made to hold once, then acknowledged; false when stopped first. */
   private async storeAgain(taken: readonly Held[]): Promise<boolean> {
     this.inserting = taken;
-    const batches = taken.map((h) => decodeBatch(h.payload));
+    const stored = await this.repair(taken.map((h) => h.payload));
+    if (stored) for (const h of taken) h.msg.ack();
+    this.inserting = [];
+    if (stored) this.settleWaiters();
+    return stored;
+  }
+
+  /** Makes the payloads' records hold exactly once in `logs` and the rollups (redelivered.ts), retrying; false when stopped first. */
+  private async repair(payloads: readonly Buffer[]): Promise<boolean> {
+    const batches = payloads.map(decodeBatch);
     const eventIds = new Set<string>();
-    for (const h of taken) eventIdsIn(h.payload, eventIds);
+    for (const payload of payloads) eventIdsIn(payload, eventIds);
     for (let attempt = 0; ; attempt++) {
       try {
         await this.directory.learnTimezones([...eventIds]);
         const outcome = await storeRedelivered(this.clickhouse, batches, (id) => this.directory.timezoneOf(id), this.logger);
         for (const [workspaceId, ids] of outcome.keptIds) for (const id of ids) this.recentIds.add(workspaceId, uuidWords(id, this.words), 0);
-        for (const h of taken) h.msg.ack();
         this.metrics.ingestedRecords.inc(outcome.inserted);
         this.metrics.duplicateRecords.inc(outcome.duplicates);
-        this.inserting = [];
-        this.settleWaiters();
         return true;
       } catch (err) {
         if (this.stopping && Date.now() >= this.drainUntil) return false;
