@@ -21,10 +21,9 @@ import type { Logger } from '../../logger.js';
 import type { Metrics } from '../../metrics.js';
 import type { ClickHouseStore } from '../../stores/clickhouse.js';
 import { decodeBatch, eventIdsIn, payloadOf } from '../journaledBatch.js';
-import { LogsBlockInserter } from '../logsBlockInsert.js';
+import { LogsBlockInserter, pauseBeforeRetry } from '../logsBlockInsert.js';
 import { loadRecentIds } from '../logIngestor.js';
 import { RecentLogIds, uuidWords } from '../recentLogIds.js';
-import { classifyClickHouseError } from '../../stores/clickhouseErrors.js';
 import type { NatsStream } from './natsStream.js';
 import { storeRedelivered } from './redelivered.js';
 import { STRANDED_SWEEP_MS, StrandedMessages } from './strandedMessages.js';
@@ -44,7 +43,6 @@ interface Held {
   readonly publishedAt: number;
 }
 
-const RETRY_PAUSES_MS = [100, 250, 500, 1_000, 2_000, 5_000];
 /**
  * How long one pull request lives. The client also waits this long between its checks that
  * the consumer exists after a reconnect, so it bounds how soon the writer takes messages
@@ -57,7 +55,6 @@ const countLines = (payload: Buffer) => {
   for (let at = payload.indexOf(10); at >= 0; at = payload.indexOf(10, at + 1)) n++;
   return n;
 };
-const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, RETRY_PAUSES_MS[Math.min(attempt, RETRY_PAUSES_MS.length - 1)]));
 
 export class StreamWriter {
   private held: Held[] = [];
@@ -201,7 +198,7 @@ export class StreamWriter {
       } catch (err) {
         if (this.stopping) break;
         this.logger.warn('journal stream: consuming failed; retrying', { err });
-        await pause(5);
+        await pauseBeforeRetry(5);
       }
     }
   }
@@ -303,35 +300,25 @@ export class StreamWriter {
     return true;
   }
 
-  private async insertParts(block: readonly Held[], payloads: readonly Buffer[]): Promise<boolean> {
-    const token = `${this.stream.name}@${this.stream.createdAt}:${block[0]!.msg.seq}-${block[block.length - 1]!.msg.seq}:${block.length}`;
-    const rows = await this.inserter.rowsOf(payloads);
-    const records = payloads.reduce((n, p) => n + countLines(p), 0);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.inserter.insert(rows, records, token);
-        return true;
-      } catch (err) {
-        if (classifyClickHouseError(err) === 'rows_refused') break;
-        if (this.stopping && Date.now() >= this.drainUntil) return false;
-        this.metrics.clickhouseInsertFailures.inc();
+  private insertParts(block: readonly Held[], payloads: readonly Buffer[]): Promise<boolean> {
+    return this.inserter.insertSplitting(block, payloads, {
+      token: (run) => `${this.stream.name}@${this.stream.createdAt}:${run[0]!.msg.seq}-${run[run.length - 1]!.msg.seq}:${run.length}`,
+      records: (_, parts) => parts.reduce((n, p) => n + countLines(p), 0),
+      setAside: async (held, payload) => {
+        const batch = decodeBatch(payload);
+        this.metrics.journalRefusedRecords.inc(batch.lines.length);
+        this.logger.error('ClickHouse refused rows of a journaled batch; the batch was dropped from the stream and the journal goes on', {
+          workspace_id: batch.workspaceId,
+          stream_seq: held.msg.seq,
+          records: batch.lines.length,
+          first_line: batch.lines[0]?.slice(0, 500),
+        });
+      },
+      givingUp: () => this.stopping && Date.now() >= this.drainUntil,
+      failed: (err, attempt, token, records) => {
         if (attempt === 0 || attempt % 10 === 0) this.logger.warn('journal stream: insert failed; retrying the same block', { token, records, attempt, err });
-        await pause(attempt);
-      }
-    }
-    if (block.length === 1) {
-      const batch = decodeBatch(payloads[0]!);
-      this.metrics.journalRefusedRecords.inc(batch.lines.length);
-      this.logger.error('ClickHouse refused rows of a journaled batch; the batch was dropped from the stream and the journal goes on', {
-        workspace_id: batch.workspaceId,
-        stream_seq: block[0]!.msg.seq,
-        records: batch.lines.length,
-        first_line: batch.lines[0]?.slice(0, 500),
-      });
-      return true;
-    }
-    const half = Math.ceil(block.length / 2);
-    return (await this.insertParts(block.slice(0, half), payloads.slice(0, half))) && this.insertParts(block.slice(half), payloads.slice(half));
+      },
+    });
   }
 
   /** Redelivered messages, made to hold once, then acknowledged; false when stopped first. */
@@ -360,7 +347,7 @@ export class StreamWriter {
       } catch (err) {
         if (this.stopping && Date.now() >= this.drainUntil) return false;
         this.logger.warn('journal stream: storing redelivered messages failed; retrying', { attempt, err });
-        await pause(attempt);
+        await pauseBeforeRetry(attempt);
       }
     }
   }
