@@ -25,6 +25,7 @@ import { LogsBlockInserter, pauseBeforeRetry } from '../logsBlockInsert.js';
 import { loadRecentIds } from '../logIngestor.js';
 import { RecentLogIds, uuidWords } from '../recentLogIds.js';
 import type { NatsStream } from './natsStream.js';
+import { RecentSequences } from './recentSequences.js';
 import { storeRedelivered } from './redelivered.js';
 import { STRANDED_SWEEP_MS, StrandedMessages } from './strandedMessages.js';
 
@@ -50,6 +51,9 @@ interface Held {
  * idle for half a minute).
  */
 const PULL_EXPIRES_MS = 5_000;
+/** Stored sequences remembered: far more messages than arrive within an ack wait. */
+const STORED_SEQUENCES_KEPT = 100_000;
+
 const countLines = (payload: Buffer) => {
   let n = 0;
   for (let at = payload.indexOf(10); at >= 0; at = payload.indexOf(10, at + 1)) n++;
@@ -75,6 +79,8 @@ export class StreamWriter {
   private roomFor: (() => void) | null = null;
   private readonly exclusive: { run(): Promise<void> }[] = [];
   private readonly caughtUpWaiters: { target: number; resolve(): void }[] = [];
+  /** Sequences of the messages this writer stored and acknowledged lately. */
+  private readonly stored = new RecentSequences(STORED_SEQUENCES_KEPT);
   /** The highest stream sequence this writer has received. */
   private lastReceived = 0;
   /** Records per message seen by this writer (the backlog's records are estimated from it). */
@@ -208,9 +214,9 @@ export class StreamWriter {
       while (this.exclusive.length > 0) await this.exclusive.shift()!.run();
       if (this.stopping && (Date.now() >= this.drainUntil || (this.held.length === 0 && this.redelivered.length === 0))) return;
       if (this.redelivered.length > 0) {
-        const taken = this.redelivered;
+        const taken = this.freshCopies(this.redelivered);
         this.redelivered = [];
-        if (!(await this.storeAgain(taken))) return;
+        if (taken.length > 0 && !(await this.storeAgain(taken))) return;
         continue;
       }
       const block = this.nextBlock();
@@ -294,7 +300,7 @@ export class StreamWriter {
     for (const payload of payloads) eventIdsIn(payload, eventIds);
     await this.directory.learnTimezones([...eventIds]);
     if (!(await this.insertParts(block, payloads))) return false;
-    for (const h of block) h.msg.ack();
+    this.acknowledge(block);
     this.metrics.duplicateRecords.inc(duplicates);
     this.onInserted?.(eventIds);
     return true;
@@ -321,11 +327,43 @@ export class StreamWriter {
     });
   }
 
+  private acknowledge(messages: readonly Held[]): void {
+    for (const h of messages) {
+      h.msg.ack();
+      this.stored.add(h.msg.seq);
+    }
+  }
+
+  /**
+   * Of messages delivered again, those still to be stored. A message whose ack wait ran out
+   * while it sat in the client's buffer comes twice. One this writer stored already is only
+   * acknowledged again: its repair would rebuild rollups (a delete, then an insert) for a
+   * message the stream no longer holds, so a kill in between would leave them short for good
+   * (seen: the minute rollup 968 records short, logs exact). A copy still held here waits no
+   * longer: the one delivered again takes its place (records without a log_id would otherwise
+   * be stored twice).
+   */
+  private freshCopies(again: readonly Held[]): Held[] {
+    const fresh = again.filter((h) => {
+      if (!this.stored.has(h.msg.seq)) return true;
+      h.msg.ack();
+      return false;
+    });
+    const seqs = new Set(fresh.map((h) => h.msg.seq));
+    const superseded = this.held.filter((h) => seqs.has(h.msg.seq));
+    if (superseded.length > 0) {
+      this.held = this.held.filter((h) => !seqs.has(h.msg.seq));
+      this.heldRecords -= superseded.reduce((n, h) => n + h.records, 0);
+      this.roomFor?.();
+    }
+    return fresh;
+  }
+
   /** Redelivered messages, made to hold once, then acknowledged; false when stopped first. */
   private async storeAgain(taken: readonly Held[]): Promise<boolean> {
     this.inserting = taken;
     const stored = await this.repair(taken.map((h) => h.payload));
-    if (stored) for (const h of taken) h.msg.ack();
+    if (stored) this.acknowledge(taken);
     this.inserting = [];
     if (stored) this.settleWaiters();
     return stored;
