@@ -85,6 +85,8 @@ export interface IngestConfig {
   readonly journalStream: string;
   /** JOURNAL_MAX_AGE_S: the stream's max_age; records not in ClickHouse after this long are dropped by JetStream. @default 604800 (7 days) */
   readonly journalMaxAgeS: number;
+  /** JOURNAL_ACK_WAIT_MS: the writers' consumer delivers a message again when its writer has given no sign of life for this long (a writer killed mid-block). @default 30000 */
+  readonly journalAckWaitMs: number;
 }
 
 export interface PoliciesConfig {
@@ -305,6 +307,7 @@ export function loadConfig(env: Env = process.env): Config {
     journalUrl: read.optional('JOURNAL_URL'),
     journalStream: read.string('JOURNAL_STREAM', 'alertmon'),
     journalMaxAgeS: read.integer('JOURNAL_MAX_AGE_S', 7 * 86_400, 60, 365 * 86_400),
+    journalAckWaitMs: read.integer('JOURNAL_ACK_WAIT_MS', 30_000, 1_000, 3_600_000),
   };
   if (ingest.journalUrl !== null && !ingest.journalUrl.split(',').every((u) => /^(nats|tls):\/\/[^\s/]+\/?$/.test(u.trim()))) {
     read.problems.push(

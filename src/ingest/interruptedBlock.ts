@@ -40,6 +40,37 @@ export function parseLine(line: string): BlockRow {
   };
 }
 
+/** The batches' rows by workspace, each with the journaledAt of its first batch (for the payload of rows inserted again). */
+export function rowsByWorkspace(batches: readonly DecodedBatch[]): Map<string, { journaledAt: number; rows: BlockRow[] }> {
+  const byWorkspace = new Map<string, { journaledAt: number; rows: BlockRow[] }>();
+  for (const b of batches) {
+    const entry = byWorkspace.get(b.workspaceId) ?? { journaledAt: b.journaledAt, rows: [] };
+    for (const line of b.lines) if (line !== '') entry.rows.push(parseLine(line));
+    byWorkspace.set(b.workspaceId, entry);
+  }
+  return byWorkspace;
+}
+
+/** Widens `stretches` (one per workspace and event) to the rows' times: what the rollups must be rebuilt over. */
+export function widenStretches(
+  stretches: Map<string, RollupStretch>,
+  workspaceId: string,
+  rows: readonly BlockRow[],
+  timezoneOf: (eventId: string) => string,
+): void {
+  for (const r of rows) {
+    const key = `${workspaceId}\t${r.eventId}`;
+    const s = stretches.get(key);
+    stretches.set(key, {
+      workspaceId,
+      eventId: r.eventId,
+      fromMs: Math.min(s?.fromMs ?? Infinity, r.occurredAt),
+      toMs: Math.max(s?.toMs ?? -Infinity, r.occurredAt),
+      timezone: timezoneOf(r.eventId),
+    });
+  }
+}
+
 /** Rows of one workspace's part of the block that `logs` lacks; logs ids it holds twice. */
 async function missingRows(clickhouse: ClickHouseStore, workspaceId: string, rows: readonly BlockRow[], logger: Logger): Promise<BlockRow[]> {
   let from = Infinity;
@@ -74,15 +105,9 @@ export async function repairInterruptedBlock(
   timezoneOf: (eventId: string) => string,
   logger: Logger,
 ): Promise<void> {
-  const byWorkspace = new Map<string, { journaledAt: number; rows: BlockRow[] }>();
-  for (const b of batches) {
-    const entry = byWorkspace.get(b.workspaceId) ?? { journaledAt: b.journaledAt, rows: [] };
-    for (const line of b.lines) entry.rows.push(parseLine(line));
-    byWorkspace.set(b.workspaceId, entry);
-  }
   const stretches = new Map<string, RollupStretch>();
   let reinserted = 0;
-  for (const [workspaceId, { journaledAt, rows }] of byWorkspace) {
+  for (const [workspaceId, { journaledAt, rows }] of rowsByWorkspace(batches)) {
     if (rows.length === 0) continue;
     const missing = await missingRows(clickhouse, workspaceId, rows, logger);
     if (missing.length > 0) {
@@ -100,17 +125,7 @@ export async function repairInterruptedBlock(
         });
       }
     }
-    for (const r of rows) {
-      const key = `${workspaceId}\t${r.eventId}`;
-      const s = stretches.get(key);
-      stretches.set(key, {
-        workspaceId,
-        eventId: r.eventId,
-        fromMs: Math.min(s?.fromMs ?? Infinity, r.occurredAt),
-        toMs: Math.max(s?.toMs ?? -Infinity, r.occurredAt),
-        timezone: timezoneOf(r.eventId),
-      });
-    }
+    widenStretches(stretches, workspaceId, rows, timezoneOf);
   }
   await rebuildRollupStretches(clickhouse, [...stretches.values()]);
   logger.info('journal: the block a crash interrupted is in logs and the rollups exactly once', {

@@ -19,20 +19,17 @@ import type { EventDirectory } from '../events/eventDirectory.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
-import { classifyClickHouseError } from '../stores/clickhouseErrors.js';
 import { repairInterruptedBlock } from './interruptedBlock.js';
 import { decodeBatch, eventIdsIn } from './journaledBatch.js';
 import type { BlockRange, FrameEntry } from './journal/frameIndex.js';
 import type { Journal } from './journal/journal.js';
-import { LogsBlockInserter } from './logsBlockInsert.js';
+import { LogsBlockInserter, pauseBeforeRetry } from './logsBlockInsert.js';
 
 export interface JournalWriterOptions {
   readonly blockRecords: number;
   readonly blockBytes: number;
   readonly intervalMs: number;
 }
-
-const RETRY_PAUSES_MS = [100, 250, 500, 1_000, 2_000, 5_000];
 
 export class JournalWriter {
   private running: Promise<void> | null = null;
@@ -131,7 +128,7 @@ export class JournalWriter {
         again = { segment: frames[0]!.segment, from: frames[0]!.offset, to: frames[frames.length - 1]!.end };
         repairAgain = repair;
         if (failures === 0 || failures % 10 === 0) this.logger.error('journal: a block could not be moved on (journal disk?); retrying it', { err, failures });
-        await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSES_MS[Math.min(failures, RETRY_PAUSES_MS.length - 1)]));
+        await pauseBeforeRetry(failures);
         failures++;
       }
     }
@@ -179,35 +176,22 @@ export class JournalWriter {
       } catch (err) {
         if (this.stopping && Date.now() >= this.drainUntil) return false;
         this.logger.warn('journal: repairing the interrupted block failed; retrying', { attempt, err });
-        await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSES_MS[Math.min(attempt, RETRY_PAUSES_MS.length - 1)]));
+        await pauseBeforeRetry(attempt);
       }
     }
   }
 
   /** Inserts the frames, splitting around rows ClickHouse refuses; false when stopped before it passed. */
-  private async insertParts(frames: readonly FrameEntry[], payloads: readonly Buffer[]): Promise<boolean> {
-    const first = frames[0]!;
-    const token = `${this.journal.id}-${first.segment}-${first.offset}-${frames[frames.length - 1]!.end}`;
-    const rows = await this.inserter.rowsOf(payloads);
-    const records = frames.reduce((n, f) => n + f.records, 0);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.inserter.insert(rows, records, token);
-        return true;
-      } catch (err) {
-        if (classifyClickHouseError(err) === 'rows_refused') break;
-        if (this.stopping && Date.now() >= this.drainUntil) return false;
-        this.metrics.clickhouseInsertFailures.inc();
+  private insertParts(frames: readonly FrameEntry[], payloads: readonly Buffer[]): Promise<boolean> {
+    return this.inserter.insertSplitting(frames, payloads, {
+      token: (run) => `${this.journal.id}-${run[0]!.segment}-${run[0]!.offset}-${run[run.length - 1]!.end}`,
+      records: (run) => run.reduce((n, f) => n + f.records, 0),
+      setAside: (frame, payload) => this.setAside(frame, payload),
+      givingUp: () => this.stopping && Date.now() >= this.drainUntil,
+      failed: (err, attempt, token, records) => {
         if (attempt === 0 || attempt % 10 === 0) this.logger.warn('journal insert failed; retrying the same block', { token, records, attempt, err });
-        await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSES_MS[Math.min(attempt, RETRY_PAUSES_MS.length - 1)]));
-      }
-    }
-    if (frames.length === 1) {
-      await this.setAside(first, payloads[0]!);
-      return true;
-    }
-    const half = Math.ceil(frames.length / 2);
-    return (await this.insertParts(frames.slice(0, half), payloads.slice(0, half))) && this.insertParts(frames.slice(half), payloads.slice(half));
+      },
+    });
   }
 
   private async setAside(frame: FrameEntry, payload: Buffer): Promise<void> {

@@ -8,10 +8,29 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
+import { classifyClickHouseError } from '../stores/clickhouseErrors.js';
 import { insertBody, insertRowsBound, LOG_COLUMNS, logsInsertSettings, SUMMARY_LOG_COLUMNS, writeInsertRows } from './journaledBatch.js';
 
 /** Requests (payloads) turned into insert rows between two turns of the event loop (about 5 ms of work). */
 const FRAMES_PER_TURN = 16;
+
+const RETRY_PAUSES_MS = [100, 250, 500, 1_000, 2_000, 5_000];
+/** The writers' pause before retry number `attempt` (0 first) of anything that failed. */
+export const pauseBeforeRetry = (attempt: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, RETRY_PAUSES_MS[Math.min(attempt, RETRY_PAUSES_MS.length - 1)]));
+
+/** What a writer's block is made of (a journal's frames, a stream's messages) and what it does with one ClickHouse refuses. */
+export interface BlockOfUnits<T> {
+  /** The deduplication token of a run of units: the same run always gets the same one. */
+  token(units: readonly T[]): string;
+  records(units: readonly T[], payloads: readonly Buffer[]): number;
+  /** Takes the one unit whose rows ClickHouse refuses out of the way, so the rest flows on. */
+  setAside(unit: T, payload: Buffer): Promise<void>;
+  /** True once the writer is stopping past its drain deadline: a failing insert is then left for later. */
+  givingUp(): boolean;
+  /** Told of each failed insert before it is retried. */
+  failed(err: unknown, attempt: number, token: string, records: number): void;
+}
 
 /** The insert rows of a block: its ordinary records', and its summary records' when it holds any. */
 export interface BlockRows {
@@ -73,6 +92,38 @@ export class LogsBlockInserter {
     }
     const summaries = skipped.lines > 0 ? insertBody(payloads, this.timezoneOf, 'summaries') : null;
     return { records: this.body.subarray(0, size), summaries };
+  }
+
+  /**
+   * Inserts the units' payloads as one block under its token, retrying a failed insert until it
+   * passes. Rows ClickHouse refuses are found by halving the block down to the one unit that
+   * holds them, which is set aside; each part goes under its own token, so a replay splits the
+   * same way and stores each part once. False when the writer gave up (stopping) first.
+   */
+  async insertSplitting<T>(units: readonly T[], payloads: readonly Buffer[], block: BlockOfUnits<T>): Promise<boolean> {
+    const token = block.token(units);
+    const rows = await this.rowsOf(payloads);
+    const records = block.records(units, payloads);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.insert(rows, records, token);
+        return true;
+      } catch (err) {
+        if (classifyClickHouseError(err) === 'rows_refused') break;
+        if (block.givingUp()) return false;
+        this.metrics.clickhouseInsertFailures.inc();
+        block.failed(err, attempt, token, records);
+        await pauseBeforeRetry(attempt);
+      }
+    }
+    if (units.length === 1) {
+      await block.setAside(units[0]!, payloads[0]!);
+      return true;
+    }
+    const half = Math.ceil(units.length / 2);
+    return (
+      (await this.insertSplitting(units.slice(0, half), payloads.slice(0, half), block)) && this.insertSplitting(units.slice(half), payloads.slice(half), block)
+    );
   }
 
   /** Inserts a block's rows (`records` of them in all) under its deduplication token, and counts it. */

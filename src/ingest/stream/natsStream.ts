@@ -7,7 +7,7 @@
 // messages (discard new), which is `journal_full`. max_age drops what no writer took for that
 // long: it is a last resort against a writer gone for days, set well above any outage.
 import { AckPolicy, DiscardPolicy, jetstream, jetstreamManager, JetStreamApiError, RetentionPolicy, StorageType } from '@nats-io/jetstream';
-import type { Consumer, JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { Consumer, JetStreamClient, JetStreamManager, MsgRequest, NextMsgRequest } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../../logger.js';
 
@@ -17,7 +17,22 @@ export interface NatsStreamOptions {
   readonly stream: string;
   readonly maxBytes: number;
   readonly maxAgeS: number;
+  /** How long the writers' consumer waits for an acknowledgement before delivering a message again. */
+  readonly ackWaitMs: number;
   readonly logger: Logger;
+}
+
+export interface StoredPayload {
+  readonly seq: number;
+  readonly payload: Buffer;
+}
+
+/** Where the stream begins, read from JetStream. */
+export interface StreamHead {
+  /** The lowest sequence the stream holds; null when it holds none. */
+  readonly firstSeq: number | null;
+  /** When the stream was created (a stream of the same name made again has other sequences). */
+  readonly created: string;
 }
 
 /** JetStream refused the publish because the stream is at its max_bytes (or max_msgs). */
@@ -32,8 +47,6 @@ export class StreamFullError extends Error {
 const STREAM_FULL_CODES = new Set([10077, 10027, 10047, 10054]);
 /** How long a publish waits for JetStream's acknowledgement (also while reconnecting). */
 const PUBLISH_TIMEOUT_MS = 5_000;
-/** A writer holding a message longer than this without a sign of life loses it to redelivery. */
-export const ACK_WAIT_MS = 30_000;
 const nanos = (ms: number) => ms * 1_000_000;
 
 export class NatsStream {
@@ -44,6 +57,8 @@ export class NatsStream {
     readonly name: string,
     /** When the stream was created: tells its sequences from those of a stream of the same name before it. */
     readonly createdAt: string,
+    /** A writer holding a message longer than this without a sign of life loses it to redelivery. */
+    readonly ackWaitMs: number,
     private readonly logger: Logger,
   ) {}
 
@@ -75,7 +90,7 @@ export class NatsStream {
     try {
       const jsm = await jetstreamManager(connection);
       const createdAt = await ensureStream(jsm, options);
-      return new NatsStream(connection, jetstream(connection), jsm, options.stream, createdAt, logger);
+      return new NatsStream(connection, jetstream(connection), jsm, options.stream, createdAt, options.ackWaitMs, logger);
     } catch (err) {
       await connection.close();
       throw err;
@@ -93,19 +108,49 @@ export class NatsStream {
     }
   }
 
-  /** The writers' durable pull consumer, created when missing. */
+  /** The writers' durable pull consumer, created when missing; its ack wait brought to the configured one. */
   async consumer(): Promise<Consumer> {
-    try {
-      await this.jsm.consumers.info(this.name, this.consumerName);
-    } catch {
+    const info = await this.jsm.consumers.info(this.name, this.consumerName).catch(() => null);
+    if (info === null) {
       await this.jsm.consumers.add(this.name, {
         durable_name: this.consumerName,
         ack_policy: AckPolicy.Explicit,
-        ack_wait: nanos(ACK_WAIT_MS),
+        ack_wait: nanos(this.ackWaitMs),
         max_ack_pending: -1,
       });
+    } else if (info.config.ack_wait !== nanos(this.ackWaitMs)) {
+      await this.jsm.consumers.update(this.name, this.consumerName, { ack_wait: nanos(this.ackWaitMs) });
     }
     return this.js.consumers.get(this.name, this.consumerName);
+  }
+
+  /** The stream sequence below which (inclusive) the writers' consumer holds every message acknowledged. */
+  async ackFloor(): Promise<number> {
+    return (await this.jsm.consumers.info(this.name, this.consumerName)).ack_floor.stream_seq;
+  }
+
+  async head(): Promise<StreamHead> {
+    const info = await this.jsm.streams.info(this.name);
+    return { firstSeq: info.state.messages === 0 ? null : info.state.first_seq, created: info.created };
+  }
+
+  /** The messages the stream holds from sequence `from` to `to` (inclusive), at most `max`, in order. */
+  async messagesBetween(from: number, to: number, max: number): Promise<StoredPayload[]> {
+    const found: StoredPayload[] = [];
+    for (let seq = from; seq <= to && found.length < max; ) {
+      // next_by_subj: the first message at or after `seq`, skipping removed ones (the server
+      // takes it since 2.9; the client's type for this request lists only seq and last_by_subj).
+      const next: NextMsgRequest = { seq, next_by_subj: this.subject };
+      const stored = await this.jsm.streams.getMessage(this.name, next as unknown as MsgRequest);
+      if (stored === null || stored.seq > to) break;
+      found.push({ seq: stored.seq, payload: Buffer.from(stored.data.buffer, stored.data.byteOffset, stored.data.byteLength) });
+      seq = stored.seq + 1;
+    }
+    return found;
+  }
+
+  async remove(seq: number): Promise<void> {
+    await this.jsm.streams.deleteMessage(this.name, seq, false);
   }
 
   /** Messages not yet acknowledged by a writer, their bytes, and when the oldest was published (ms; null when none). */

@@ -11,7 +11,7 @@
 import type { Logger } from '../../logger.js';
 import { rebuildRollupStretches, type RollupStretch } from '../../rollups/rangeRebuild.js';
 import type { ClickHouseStore } from '../../stores/clickhouse.js';
-import { type BlockRow, parseLine } from '../interruptedBlock.js';
+import { type BlockRow, rowsByWorkspace, widenStretches } from '../interruptedBlock.js';
 import { type DecodedBatch, payloadOf } from '../journaledBatch.js';
 import { insertMissingRows } from '../logsBlockInsert.js';
 
@@ -63,18 +63,12 @@ export async function storeRedelivered(
   timezoneOf: (eventId: string) => string,
   logger: Logger,
 ): Promise<RedeliveredOutcome> {
-  const byWorkspace = new Map<string, { journaledAt: number; rows: BlockRow[] }>();
-  for (const b of batches) {
-    const entry = byWorkspace.get(b.workspaceId) ?? { journaledAt: b.journaledAt, rows: [] };
-    for (const line of b.lines) if (line !== '') entry.rows.push(parseLine(line));
-    byWorkspace.set(b.workspaceId, entry);
-  }
   const stretches = new Map<string, RollupStretch>();
   const keptIds = new Map<string, string[]>();
   let inserted = 0;
   let present = 0;
   let duplicates = 0;
-  for (const [workspaceId, { journaledAt, rows }] of byWorkspace) {
+  for (const [workspaceId, { journaledAt, rows }] of rowsByWorkspace(batches)) {
     const stored = await storedReceipts(clickhouse, workspaceId, rows);
     const missing: BlockRow[] = [];
     const kept: BlockRow[] = [];
@@ -99,17 +93,7 @@ export async function storeRedelivered(
       workspaceId,
       kept.map((r) => r.logId),
     );
-    for (const r of kept) {
-      const key = `${workspaceId}\t${r.eventId}`;
-      const s = stretches.get(key);
-      stretches.set(key, {
-        workspaceId,
-        eventId: r.eventId,
-        fromMs: Math.min(s?.fromMs ?? Infinity, r.occurredAt),
-        toMs: Math.max(s?.toMs ?? -Infinity, r.occurredAt),
-        timezone: timezoneOf(r.eventId),
-      });
-    }
+    widenStretches(stretches, workspaceId, kept, timezoneOf);
   }
   await rebuildRollupStretches(clickhouse, [...stretches.values()]);
   logger.info('journal stream: redelivered records are in logs and the rollups exactly once', {

@@ -52,6 +52,7 @@ export class StreamIngestor implements Ingestor {
       stream: config.journalStream,
       maxBytes: config.journalMaxBytes,
       maxAgeS: config.journalMaxAgeS,
+      ackWaitMs: config.journalAckWaitMs,
       logger,
     });
     try {

@@ -11,19 +11,23 @@
 // journal's is) and each block's kept ids are added to it.
 //
 // A message the stream delivers again was taken by a writer that died (or lost its
-// acknowledgement) and may be stored in part: it goes through redelivered.ts.
+// acknowledgement) and may be stored in part: it goes through redelivered.ts. So does one
+// delivered afresh below a sequence this writer already received (a NATS server that lost
+// its consumer's state in a kill delivers again as new), and one stranded in the stream
+// below the consumer's ack floor (strandedMessages.ts).
 import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { EventDirectory } from '../../events/eventDirectory.js';
 import type { Logger } from '../../logger.js';
 import type { Metrics } from '../../metrics.js';
 import type { ClickHouseStore } from '../../stores/clickhouse.js';
 import { decodeBatch, eventIdsIn, payloadOf } from '../journaledBatch.js';
-import { LogsBlockInserter } from '../logsBlockInsert.js';
+import { LogsBlockInserter, pauseBeforeRetry } from '../logsBlockInsert.js';
 import { loadRecentIds } from '../logIngestor.js';
 import { RecentLogIds, uuidWords } from '../recentLogIds.js';
-import { classifyClickHouseError } from '../../stores/clickhouseErrors.js';
-import { ACK_WAIT_MS, type NatsStream } from './natsStream.js';
+import type { NatsStream } from './natsStream.js';
+import { RecentSequences } from './recentSequences.js';
 import { storeRedelivered } from './redelivered.js';
+import { STRANDED_SWEEP_MS, StrandedMessages } from './strandedMessages.js';
 
 export interface StreamWriterOptions {
   readonly blockRecords: number;
@@ -40,13 +44,21 @@ interface Held {
   readonly publishedAt: number;
 }
 
-const RETRY_PAUSES_MS = [100, 250, 500, 1_000, 2_000, 5_000];
+/**
+ * How long one pull request lives. The client also waits this long between its checks that
+ * the consumer exists after a reconnect, so it bounds how soon the writer takes messages
+ * again once a restarted NATS server is back (the client's default, 30 s, made the writer
+ * idle for half a minute).
+ */
+const PULL_EXPIRES_MS = 5_000;
+/** Stored sequences remembered: far more messages than arrive within an ack wait. */
+const STORED_SEQUENCES_KEPT = 100_000;
+
 const countLines = (payload: Buffer) => {
   let n = 0;
   for (let at = payload.indexOf(10); at >= 0; at = payload.indexOf(10, at + 1)) n++;
   return n;
 };
-const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, RETRY_PAUSES_MS[Math.min(attempt, RETRY_PAUSES_MS.length - 1)]));
 
 export class StreamWriter {
   private held: Held[] = [];
@@ -58,12 +70,17 @@ export class StreamWriter {
   private pump: Promise<void> | null = null;
   private running: Promise<void> | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private sweepQueued = false;
+  private readonly stranded: StrandedMessages;
   private stopping = false;
   private drainUntil = 0;
   private wakeUp: (() => void) | null = null;
   private roomFor: (() => void) | null = null;
   private readonly exclusive: { run(): Promise<void> }[] = [];
   private readonly caughtUpWaiters: { target: number; resolve(): void }[] = [];
+  /** Sequences of the messages this writer stored and acknowledged lately. */
+  private readonly stored = new RecentSequences(STORED_SEQUENCES_KEPT);
   /** The highest stream sequence this writer has received. */
   private lastReceived = 0;
   /** Records per message seen by this writer (the backlog's records are estimated from it). */
@@ -85,6 +102,7 @@ export class StreamWriter {
     private readonly logger: Logger,
   ) {
     this.inserter = new LogsBlockInserter(clickhouse, metrics, (eventId) => directory.timezoneOf(eventId));
+    this.stranded = new StrandedMessages(stream, (payloads) => this.runExclusive(() => this.repair(payloads)), logger);
   }
 
   static async open(
@@ -108,7 +126,18 @@ export class StreamWriter {
     // Messages held or being inserted stay ours: JetStream redelivers them only if we go silent.
     this.heartbeat ??= setInterval(() => {
       for (const h of [...this.held, ...this.redelivered, ...this.inserting]) h.msg.working();
-    }, ACK_WAIT_MS / 3).unref();
+    }, this.stream.ackWaitMs / 3).unref();
+    this.sweepTimer ??= setInterval(() => this.queueSweep(), STRANDED_SWEEP_MS).unref();
+  }
+
+  /** Looks for stranded messages (one sweep at a time); any found are stored again between two blocks. */
+  private queueSweep(): void {
+    if (this.sweepQueued || this.stopping) return;
+    this.sweepQueued = true;
+    this.stranded
+      .sweep()
+      .catch((err: unknown) => this.logger.debug('journal stream: the sweep for stranded messages failed; the next one retries', { err: String(err) }))
+      .finally(() => (this.sweepQueued = false));
   }
 
   /** Resolves once every message up to stream sequence `seq` that this writer took is in ClickHouse. */
@@ -139,6 +168,7 @@ export class StreamWriter {
     await this.running;
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
     if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
   }
 
   private isCaughtUp(seq: number): boolean {
@@ -155,13 +185,14 @@ export class StreamWriter {
   private async receive(): Promise<void> {
     while (!this.stopping) {
       try {
-        this.messages = await this.consumer.consume({ max_messages: 1_000 });
+        this.messages = await this.consumer.consume({ max_messages: 1_000, expires: PULL_EXPIRES_MS });
         for await (const msg of this.messages) {
           const payload = Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.byteLength);
           const held: Held = { msg, payload, records: countLines(payload), publishedAt: Number(msg.info.timestampNanos) / 1e6 };
+          const again = msg.info.redelivered || msg.seq <= this.lastReceived;
           this.lastReceived = Math.max(this.lastReceived, msg.seq);
           this.meanRecords = this.meanRecords * 0.99 + held.records * 0.01;
-          if (msg.info.redelivered) this.redelivered.push(held);
+          if (again) this.redelivered.push(held);
           else {
             this.held.push(held);
             this.heldRecords += held.records;
@@ -173,7 +204,7 @@ export class StreamWriter {
       } catch (err) {
         if (this.stopping) break;
         this.logger.warn('journal stream: consuming failed; retrying', { err });
-        await pause(5);
+        await pauseBeforeRetry(5);
       }
     }
   }
@@ -183,9 +214,9 @@ export class StreamWriter {
       while (this.exclusive.length > 0) await this.exclusive.shift()!.run();
       if (this.stopping && (Date.now() >= this.drainUntil || (this.held.length === 0 && this.redelivered.length === 0))) return;
       if (this.redelivered.length > 0) {
-        const taken = this.redelivered;
+        const taken = this.freshCopies(this.redelivered);
         this.redelivered = [];
-        if (!(await this.storeAgain(taken))) return;
+        if (taken.length > 0 && !(await this.storeAgain(taken))) return;
         continue;
       }
       const block = this.nextBlock();
@@ -269,64 +300,92 @@ export class StreamWriter {
     for (const payload of payloads) eventIdsIn(payload, eventIds);
     await this.directory.learnTimezones([...eventIds]);
     if (!(await this.insertParts(block, payloads))) return false;
-    for (const h of block) h.msg.ack();
+    this.acknowledge(block);
     this.metrics.duplicateRecords.inc(duplicates);
     this.onInserted?.(eventIds);
     return true;
   }
 
-  private async insertParts(block: readonly Held[], payloads: readonly Buffer[]): Promise<boolean> {
-    const token = `${this.stream.name}@${this.stream.createdAt}:${block[0]!.msg.seq}-${block[block.length - 1]!.msg.seq}:${block.length}`;
-    const rows = await this.inserter.rowsOf(payloads);
-    const records = payloads.reduce((n, p) => n + countLines(p), 0);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.inserter.insert(rows, records, token);
-        return true;
-      } catch (err) {
-        if (classifyClickHouseError(err) === 'rows_refused') break;
-        if (this.stopping && Date.now() >= this.drainUntil) return false;
-        this.metrics.clickhouseInsertFailures.inc();
+  private insertParts(block: readonly Held[], payloads: readonly Buffer[]): Promise<boolean> {
+    return this.inserter.insertSplitting(block, payloads, {
+      token: (run) => `${this.stream.name}@${this.stream.createdAt}:${run[0]!.msg.seq}-${run[run.length - 1]!.msg.seq}:${run.length}`,
+      records: (_, parts) => parts.reduce((n, p) => n + countLines(p), 0),
+      setAside: async (held, payload) => {
+        const batch = decodeBatch(payload);
+        this.metrics.journalRefusedRecords.inc(batch.lines.length);
+        this.logger.error('ClickHouse refused rows of a journaled batch; the batch was dropped from the stream and the journal goes on', {
+          workspace_id: batch.workspaceId,
+          stream_seq: held.msg.seq,
+          records: batch.lines.length,
+          first_line: batch.lines[0]?.slice(0, 500),
+        });
+      },
+      givingUp: () => this.stopping && Date.now() >= this.drainUntil,
+      failed: (err, attempt, token, records) => {
         if (attempt === 0 || attempt % 10 === 0) this.logger.warn('journal stream: insert failed; retrying the same block', { token, records, attempt, err });
-        await pause(attempt);
-      }
-    }
-    if (block.length === 1) {
-      const batch = decodeBatch(payloads[0]!);
-      this.metrics.journalRefusedRecords.inc(batch.lines.length);
-      this.logger.error('ClickHouse refused rows of a journaled batch; the batch was dropped from the stream and the journal goes on', {
-        workspace_id: batch.workspaceId,
-        stream_seq: block[0]!.msg.seq,
-        records: batch.lines.length,
-        first_line: batch.lines[0]?.slice(0, 500),
-      });
-      return true;
-    }
-    const half = Math.ceil(block.length / 2);
-    return (await this.insertParts(block.slice(0, half), payloads.slice(0, half))) && this.insertParts(block.slice(half), payloads.slice(half));
+      },
+    });
   }
 
-  /** Redelivered messages, made to hold once (redelivered.ts), then acknowledged; false when stopped first. */
+  private acknowledge(messages: readonly Held[]): void {
+    for (const h of messages) {
+      h.msg.ack();
+      this.stored.add(h.msg.seq);
+    }
+  }
+
+  /**
+   * Of messages delivered again, those still to be stored. A message whose ack wait ran out
+   * while it sat in the client's buffer comes twice. One this writer stored already is only
+   * acknowledged again: its repair would rebuild rollups (a delete, then an insert) for a
+   * message the stream no longer holds, so a kill in between would leave them short for good
+   * (seen: the minute rollup 968 records short, logs exact). A copy still held here waits no
+   * longer: the one delivered again takes its place (records without a log_id would otherwise
+   * be stored twice).
+   */
+  private freshCopies(again: readonly Held[]): Held[] {
+    const fresh = again.filter((h) => {
+      if (!this.stored.has(h.msg.seq)) return true;
+      h.msg.ack();
+      return false;
+    });
+    const seqs = new Set(fresh.map((h) => h.msg.seq));
+    const superseded = this.held.filter((h) => seqs.has(h.msg.seq));
+    if (superseded.length > 0) {
+      this.held = this.held.filter((h) => !seqs.has(h.msg.seq));
+      this.heldRecords -= superseded.reduce((n, h) => n + h.records, 0);
+      this.roomFor?.();
+    }
+    return fresh;
+  }
+
+  /** Redelivered messages, made to hold once, then acknowledged; false when stopped first. */
   private async storeAgain(taken: readonly Held[]): Promise<boolean> {
     this.inserting = taken;
-    const batches = taken.map((h) => decodeBatch(h.payload));
+    const stored = await this.repair(taken.map((h) => h.payload));
+    if (stored) this.acknowledge(taken);
+    this.inserting = [];
+    if (stored) this.settleWaiters();
+    return stored;
+  }
+
+  /** Makes the payloads' records hold exactly once in `logs` and the rollups (redelivered.ts), retrying; false when stopped first. */
+  private async repair(payloads: readonly Buffer[]): Promise<boolean> {
+    const batches = payloads.map(decodeBatch);
     const eventIds = new Set<string>();
-    for (const h of taken) eventIdsIn(h.payload, eventIds);
+    for (const payload of payloads) eventIdsIn(payload, eventIds);
     for (let attempt = 0; ; attempt++) {
       try {
         await this.directory.learnTimezones([...eventIds]);
         const outcome = await storeRedelivered(this.clickhouse, batches, (id) => this.directory.timezoneOf(id), this.logger);
         for (const [workspaceId, ids] of outcome.keptIds) for (const id of ids) this.recentIds.add(workspaceId, uuidWords(id, this.words), 0);
-        for (const h of taken) h.msg.ack();
         this.metrics.ingestedRecords.inc(outcome.inserted);
         this.metrics.duplicateRecords.inc(outcome.duplicates);
-        this.inserting = [];
-        this.settleWaiters();
         return true;
       } catch (err) {
         if (this.stopping && Date.now() >= this.drainUntil) return false;
         this.logger.warn('journal stream: storing redelivered messages failed; retrying', { attempt, err });
-        await pause(attempt);
+        await pauseBeforeRetry(attempt);
       }
     }
   }
