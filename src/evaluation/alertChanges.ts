@@ -79,8 +79,8 @@ export const FRESH_RUN: RunState = { run: 0, runStart: null, runPeak: null, sile
  * needs a whole pending run, and a bucket no alert has covered yet, so an alert resolved by
  * hand is not raised again by the bucket that raised or updated it; an open alert is updated
  * or resolved only by its own bucket or a later one, and never by a bucket judged ahead of
- * the one before it. A bucket with no verdict ends a pending
- * run, as a bucket that does not breach does.
+ * the one before it. A bucket with no verdict ends a pending run, as a bucket that does not
+ * breach does.
  */
 export function nextStep(subject: AlertSubject, state: RunState, hasOpenAlert: boolean, b: JudgedBucket): { state: RunState; step: EvaluationStep } {
   const breach = b.verdict === 'breach';
