@@ -52,15 +52,19 @@ export function planEvaluation(target: EvaluationTarget, now: number, graceMs: n
     bucket = bucketAfter(period, timezone, bucket);
   }
   const open = bucket.start <= now ? bucket : null;
-  const inGrace = open !== null && open.end <= now;
   return {
     target,
     closed,
     open,
-    current: inGrace && firesBeforeTheBucketBefore(target) ? bucketAt(period, timezone, now) : null,
+    current: firesBeforeTheBucketBefore(target) ? currentWhileInGrace(target, open, now) : null,
     evaluatedUntil: closed.length > 0 ? closed[closed.length - 1]!.end : cursor,
     skipped,
   };
+}
+
+/** The bucket `now` falls in, when `open` has ended and is in its grace time; else null. */
+function currentWhileInGrace(target: Pick<EvaluationTarget, 'period' | 'timezone'>, open: Bucket | null, now: number): Bucket | null {
+  return open !== null && open.end <= now ? bucketAt(target.period, target.timezone, now) : null;
 }
 
 /** A breach of the current bucket stands whatever the bucket before it turns out to be: no pending run counts it, no comparison reads it. */
@@ -82,8 +86,7 @@ export function plannerAt(now: number, graceMs: number): (target: EvaluationTarg
     let shared = shapes.get(key);
     if (!shared) {
       const { target: _first, current: _its, ...shape } = planEvaluation(target, now, graceMs);
-      const inGrace = shape.open !== null && shape.open.end <= now;
-      shared = { shape, current: inGrace ? bucketAt(target.period, target.timezone, now) : null };
+      shared = { shape, current: currentWhileInGrace(target, shape.open, now) };
       shapes.set(key, shared);
     }
     return { target, ...shared.shape, current: firesBeforeTheBucketBefore(target) ? shared.current : null };
