@@ -85,6 +85,12 @@ describe('reminders (renotify_minutes)', function () {
     const destination = await svc.request('POST', '/v1.0/destinations', { token, body: { channel: 'webhook', url: `${sink.origin}/hook` } });
     expect(destination.status, destination.text).to.equal(201);
     const { alert, cycleAt } = await raisedAlert(5);
+    // Recording the first page's delivery holds the alert's row for a moment, and a cycle
+    // skips a locked alert (the next cycle reminds): wait until it is recorded.
+    await waitFor('alert.triggered delivered', async () => {
+      const res = await svc.request('GET', `/v1.0/alerts/${alert.alert_id}/deliveries`, { token });
+      return res.body.find((d: { type: string; status: string }) => d.type === 'alert.triggered' && d.status === 'delivered');
+    });
     await cycleAt(5 * MINUTE);
     const reminder = await waitFor('reminder sent', async () =>
       sink.requests.find((r) => r.json?.type === 'alert.reminder' && r.json.alert.alert_id === alert.alert_id),
