@@ -18,6 +18,8 @@ export interface ServiceProcessOptions {
   readonly echoPrefix?: string;
   /** A process group of its own, so that a Ctrl-C reaches only this process, which then stops the service with one SIGTERM. */
   readonly detached?: boolean;
+  /** The checkout whose src/main.ts runs (default: this one), e.g. a worktree of the commit before, to compare in one sitting. */
+  readonly root?: string;
 }
 
 export interface StopOptions {
@@ -70,7 +72,7 @@ async function startOnPort(options: ServiceProcessOptions, port: string): Promis
   const dropped = options.dropInherited;
   const inherited = dropped ? Object.fromEntries(Object.entries(process.env).filter(([name]) => !dropped.test(name))) : process.env;
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
-    cwd: projectRoot,
+    cwd: options.root ?? projectRoot,
     env: { ...inherited, HOST: '127.0.0.1', PORT: port, LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: options.detached ?? false,

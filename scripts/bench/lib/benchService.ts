@@ -23,8 +23,11 @@ function serviceNodeArgs(): string[] {
   return [...started, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')];
 }
 
-/** Starts the service with an admin token of its own; it is stopped when the benchmark ends, however it ends. */
-export async function startBenchService(dataDir: string, env: Readonly<Record<string, string>>): Promise<BenchService> {
+/**
+ * Starts the service with an admin token of its own; it is stopped when the benchmark ends,
+ * however it ends. `root`: another checkout to run the service from (default this one).
+ */
+export async function startBenchService(dataDir: string, env: Readonly<Record<string, string>>, root?: string): Promise<BenchService> {
   const adminToken = `bench-admin-${randomBytes(16).toString('hex')}`;
   const service = await startServiceProcess({
     // The service logs only warnings and errors here; they are worth seeing next to the figures.
@@ -36,6 +39,7 @@ export async function startBenchService(dataDir: string, env: Readonly<Record<st
     // Ctrl-C reaches only the benchmark, which then stops the service with one SIGTERM (a
     // second signal would make it exit without cleaning up).
     detached: true,
+    ...(root === undefined ? {} : { root }),
   });
   onCleanup(async () => {
     await service.stop({ timeoutMs: 10_000 });
