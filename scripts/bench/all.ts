@@ -130,6 +130,11 @@ const BENCHES: readonly QuickBench[] = [
     headlines: [{ name: 'step received − due, p99 ms', read: /received at sink − due:\s+p50 -?\d+ ms, p99 (-?\d+) ms/, better: 'lower', target: null }],
   },
   {
+    script: 'analyst',
+    args: ['--reads', '20'],
+    headlines: [{ name: 'rollup read p99 added by 2 analyst queries, ms', read: /added p99\s+(-?[\d.]+) ms/, better: 'lower', target: 100 }],
+  },
+  {
     script: 'insert-dedup',
     args: ['--inserts', '20'],
     headlines: [{ name: 'dedup cost per insert, median ms', read: /difference \(median\)\s+(-?[\d.]+) ms/, better: 'lower', target: null }],
