@@ -17,7 +17,7 @@ import type { BackgroundTask } from '../backgroundTask.js';
 import { claimDueAttempts, countPendingRetries, hasDueAttempts, type ClaimedAttempt } from './attempts.js';
 import { recordSentAttempts, sendAttempt, type DeliveryDeps, type SentAttempt } from './deliver.js';
 import { releaseHeldNotifications } from '../silences/release.js';
-import { dispatchNotifications } from './outbox.js';
+import { dispatchNotifications } from './dispatch.js';
 
 export interface DeliveryWorkerOptions {
   /** Sleep between polls when there is nothing to do (and no signal came). */

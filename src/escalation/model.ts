@@ -47,15 +47,3 @@ export function nextPosition(at: { step: number; round: number }, steps: number,
   if (at.round <= repeat) return { step: 1, round: at.round + 1 };
   return null;
 }
-
-/** An escalation policy as the API shows it. */
-export function escalationPolicyJson(p: EscalationPolicy) {
-  return {
-    escalation_policy_id: p.escalation_policy_id,
-    name: p.name,
-    steps: p.steps.map((s) => ({ after_minutes: s.after_minutes, destination_ids: [...s.destination_ids] })),
-    repeat: p.repeat,
-    created_at: p.created_at.toISOString(),
-    updated_at: p.updated_at.toISOString(),
-  };
-}

@@ -112,29 +112,3 @@ export const POLICY_DEFAULTS = {
 
 /** Fields that change what a bucket's verdict is: a pending run counted under the old rule ends when one changes. */
 export const VERDICT_FIELDS: readonly (keyof PolicyFields)[] = ['aggregate', 'condition', 'threshold', 'no_data', 'compare_to', 'min_count'];
-
-/** A policy as the API shows it: timestamps as ISO 8601 UTC with milliseconds. */
-export function policyJson(p: Policy) {
-  return {
-    policy_id: p.policy_id,
-    event_id: p.event_id,
-    title: p.title,
-    description: p.description,
-    channel: p.channel,
-    period: p.period,
-    aggregate: p.aggregate,
-    condition: p.condition,
-    threshold: p.threshold,
-    severity: p.severity,
-    enabled: p.enabled,
-    pending_buckets: p.pending_buckets,
-    recovery_threshold: p.recovery_threshold,
-    no_data: p.no_data,
-    compare_to: p.compare_to,
-    min_count: p.min_count,
-    renotify_minutes: p.renotify_minutes,
-    escalation_policy_id: p.escalation_policy_id,
-    created_at: p.created_at.toISOString(),
-    updated_at: p.updated_at.toISOString(),
-  };
-}

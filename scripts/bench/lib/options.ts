@@ -1,7 +1,7 @@
 // Command-line options of the ingest benchmark, and the INGEST_* settings handed to the service.
 import { parseArgs } from 'node:util';
 import { loadConfig, type IngestConfig } from '../../../src/config.js';
-import { PORTABLE_MAX_LOGS_PER_REQUEST } from '../../../src/http/logs/schema.js';
+import { PORTABLE_MAX_LOGS_PER_REQUEST } from '../../../src/http/logs/schemas.js';
 import { UsageError } from './runner.js';
 
 export interface BenchOptions {

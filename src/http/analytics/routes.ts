@@ -1,24 +1,10 @@
 // GET /v1.0/events/:eventID/analytics?view=window&period=…&previous=… (docs/api.md, Analytics).
-import { windowComparison, type WindowComparison } from '../../analytics/windowComparison.js';
+import { windowComparison } from '../../analytics/windowComparison.js';
 import type { Stores } from '../../stores/index.js';
-import type { TimeRange } from '../../time/range.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
+import { windowComparisonJson } from './representation.js';
 import { windowQuerySchema, windowResponseSchema } from './schemas.js';
-
-const rangeJson = (r: TimeRange) => ({ from: new Date(r.from).toISOString(), to: new Date(r.to).toISOString() });
-
-function windowComparisonJson(c: WindowComparison) {
-  return {
-    event_id: c.eventId,
-    view: 'window',
-    period: c.period,
-    previous: c.previous,
-    timezone: c.timezone,
-    windows: { current: rangeJson(c.windows.current), previous: rangeJson(c.windows.previous) },
-    data: c.data,
-  };
-}
 
 export function analyticsRoutes(stores: Stores): ApiRouter {
   return new ApiRouter('analytics', '/v1.0/events', ['eventID']).add(

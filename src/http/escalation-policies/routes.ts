@@ -1,5 +1,4 @@
 // Escalation policies (docs/api.md, Escalation): who is paged next while an alert stays triggered.
-import { escalationPolicyJson, type EscalationPolicy } from '../../escalation/model.js';
 import {
   createEscalationPolicy,
   deleteEscalationPolicy,
@@ -12,6 +11,7 @@ import { pageOrAll } from '../../page.js';
 import type { PostgresStore } from '../../stores/postgres.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
+import { escalationPolicyJson } from './representation.js';
 import { createEscalationPolicySchema, escalationPolicyResponseSchema, listEscalationPoliciesQuerySchema, updateEscalationPolicySchema } from './schemas.js';
 
 export interface EscalationRoutesDeps {
@@ -23,12 +23,6 @@ const errors = {
   400: { description: 'Invalid input (invalid_id, validation_failed: a bad field, or a destination not of this workspace).' },
   404: { description: 'No such escalation policy in this workspace.' },
 } as const;
-
-/** The escalation policy as the API shows it, with the policies that name it. */
-const shown = (p: EscalationPolicy, users: ReadonlyMap<string, string[]>) => ({
-  ...escalationPolicyJson(p),
-  policy_ids: users.get(p.escalation_policy_id) ?? [],
-});
 
 export function escalationPolicyRoutes({ postgres, maxPerWorkspace }: EscalationRoutesDeps): ApiRouter {
   const usersOf = (workspaceId: string) => escalationPolicyUsers(postgres, workspaceId);
@@ -55,7 +49,7 @@ export function escalationPolicyRoutes({ postgres, maxPerWorkspace }: Escalation
           maxPerWorkspace,
         );
         ctx.status = 201;
-        ctx.body = shown(created, new Map());
+        ctx.body = escalationPolicyJson(created, new Map());
       },
     )
     .add(
@@ -70,7 +64,7 @@ export function escalationPolicyRoutes({ postgres, maxPerWorkspace }: Escalation
       async (ctx, { query }) => {
         const workspaceId = workspaceOf(ctx);
         const [list, users] = [await listEscalationPolicies(postgres, workspaceId, pageOrAll(query)), await usersOf(workspaceId)];
-        ctx.body = list.map((p) => shown(p, users));
+        ctx.body = list.map((p) => escalationPolicyJson(p, users));
       },
     )
     .add(
@@ -82,7 +76,7 @@ export function escalationPolicyRoutes({ postgres, maxPerWorkspace }: Escalation
       },
       async (ctx) => {
         const workspaceId = workspaceOf(ctx);
-        ctx.body = shown(await getEscalationPolicy(postgres, workspaceId, ctx.params.escalationPolicyID!), await usersOf(workspaceId));
+        ctx.body = escalationPolicyJson(await getEscalationPolicy(postgres, workspaceId, ctx.params.escalationPolicyID!), await usersOf(workspaceId));
       },
     )
     .add(
@@ -101,7 +95,7 @@ export function escalationPolicyRoutes({ postgres, maxPerWorkspace }: Escalation
           steps: body.steps,
           repeat: body.repeat,
         });
-        ctx.body = shown(updated, await usersOf(workspaceId));
+        ctx.body = escalationPolicyJson(updated, await usersOf(workspaceId));
       },
     )
     .add(

@@ -6,7 +6,7 @@ import { admissionOf, setRateHeaders } from './admission.js';
 import { readJsonBytes } from '../middleware/jsonBody.js';
 import { BatchRefused, parseLogBatch } from './batchParsers.js';
 import { LOG_BATCH_PATH } from './request.js';
-import { logBatchSchema, logBodyLimitBytes } from './schema.js';
+import { logBatchSchema, logBodyLimitBytes } from './schemas.js';
 
 /**
  * POST /v1.0/logs: 200 with an empty body once every record of the batch is durable (in the

@@ -11,7 +11,7 @@ import { newId } from '../../ids.js';
 import type { NewLogRecord } from '../../ingest/journaledBatch.js';
 import { nestingDepth, textProblems } from '../textRules.js';
 import { compileBodySchema, problemsOf } from '../validation.js';
-import { logBatchSchema, MAX_ABS_VALUE, MAX_AGE_MS, MAX_AHEAD_MS, MAX_META_BYTES, MAX_META_KEYS, MAX_NAME_LENGTH, type LogRecordInput } from './schema.js';
+import { logBatchSchema, MAX_ABS_VALUE, MAX_AGE_MS, MAX_AHEAD_MS, MAX_META_BYTES, MAX_META_KEYS, MAX_NAME_LENGTH, type LogRecordInput } from './schemas.js';
 
 const validators = new Map<number, ReturnType<typeof compileBodySchema>>();
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { CumulativePoint } from '../../ingest/cumulativeSeries.js';
 import type { NewLogRecord } from '../../ingest/journaledBatch.js';
 import type { RecordSummary } from '../../ingest/recordSummary.js';
-import { MAX_ABS_VALUE, MAX_AGE_MS, MAX_AHEAD_MS, MAX_META_BYTES, MAX_META_KEYS, MAX_NAME_LENGTH } from '../logs/schema.js';
+import { MAX_ABS_VALUE, MAX_AGE_MS, MAX_AHEAD_MS, MAX_META_BYTES, MAX_META_KEYS, MAX_NAME_LENGTH } from '../logs/schemas.js';
 import { textProblems } from '../textRules.js';
 
 /** Why a point was not stored. */

@@ -1,15 +1,14 @@
 // Policies (docs/api.md, Policies and evaluation) and the on-demand evaluation of one policy.
-import { alertJson } from '../../alerts/model.js';
 import { validationFailed } from '../../errors.js';
 import type { PolicyEvaluator } from '../../evaluation/evaluator.js';
-import { policyJson } from '../../policies/model.js';
 import { createPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from '../../policies/operations.js';
 import type { PostgresStore } from '../../stores/postgres.js';
 import { alertResponseSchema } from '../alerts/schemas.js';
 import { pageOrAll } from '../../page.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
-import { MAX_AGE_MS, MAX_AHEAD_MS } from '../logs/schema.js';
+import { manualEvaluationJson, policyJson } from './representation.js';
+import { MAX_AGE_MS, MAX_AHEAD_MS } from '../logs/schemas.js';
 import {
   backtestBodySchema,
   backtestDraftBodySchema,
@@ -164,18 +163,7 @@ export function policyRoutes({ postgres, evaluator, maxPerWorkspace }: PolicyRou
     },
     async (ctx, { body }) => {
       const at = body.at === undefined ? undefined : inDataRange('/at', body.at, Date.now());
-      const r = await evaluator.evaluateLastClosedBucket(workspaceOf(ctx), ctx.params.policyID!, at);
-      ctx.body = {
-        policy_id: r.policy_id,
-        bucket_start: new Date(r.bucket.start).toISOString(),
-        bucket_end: new Date(r.bucket.end).toISOString(),
-        value: r.value,
-        count: r.stats.count,
-        min: r.stats.min,
-        max: r.stats.max,
-        breached: r.breached,
-        alert: r.alert && alertJson(r.alert),
-      };
+      ctx.body = manualEvaluationJson(await evaluator.evaluateLastClosedBucket(workspaceOf(ctx), ctx.params.policyID!, at));
     },
   );
 

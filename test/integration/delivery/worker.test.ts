@@ -3,7 +3,7 @@
 // default 10 s … 2 h.
 import { expect } from 'chai';
 import { claimDueAttempts, hasDueAttempts } from '../../../src/delivery/attempts.js';
-import { dispatchNotifications } from '../../../src/delivery/outbox.js';
+import { dispatchNotifications } from '../../../src/delivery/dispatch.js';
 import { DeliveryWorker } from '../../../src/delivery/worker.js';
 import { FakeHttpServer } from '../../helpers/fakeProviders.js';
 import { raiseAlert, resolveAlert, seedPolicy, type SeededPolicy } from '../../helpers/outbox.js';

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { apiRouters, buildApp } from '../../../src/app.js';
-import { logBatchSchema } from '../../../src/http/logs/schema.js';
+import { logBatchSchema } from '../../../src/http/logs/schemas.js';
 import { buildOpenApiDocument, openApiPath, OPENAPI_PATH } from '../../../src/http/openapi.js';
 import { packageVersion, projectRoot } from '../../../src/paths.js';
 import { request } from '../../helpers/http.js';

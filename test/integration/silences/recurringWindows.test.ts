@@ -4,7 +4,7 @@
 // would silence the wrong hour after the change. The alerts are resolved, so what the windows
 // held is dropped rather than notified again.
 import { expect } from 'chai';
-import { dispatchNotifications } from '../../../src/delivery/outbox.js';
+import { dispatchNotifications } from '../../../src/delivery/dispatch.js';
 import { newId } from '../../../src/ids.js';
 import { alertObject, seedPolicy, type SeededPolicy } from '../../helpers/outbox.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
