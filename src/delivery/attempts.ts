@@ -3,7 +3,7 @@
 // pushes next_attempt_at ahead by a lease, in a short transaction with SKIP LOCKED, so two
 // workers never take the same row and a worker that dies mid-send leaves it due again.
 import type { EscalationPosition, Notification, NotifiedAlert } from '../alerts/outbox.js';
-import type { Credentials, Destination } from '../destinations/types.js';
+import type { Credentials, Destination } from '../destinations/model.js';
 import { newId } from '../ids.js';
 import type { Page } from '../page.js';
 import type { Queryable } from '../stores/postgres.js';

@@ -3,7 +3,7 @@
 // what follows. Outcomes are recorded in one short transaction per batch (the worker
 // records every send that finished meanwhile together), then counted and logged. The
 // attempt row already exists (status pending) before the send.
-import type { DestinationConfig } from '../destinations/types.js';
+import type { DestinationConfig } from '../destinations/model.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { PostgresStore } from '../stores/postgres.js';

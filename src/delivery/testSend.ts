@@ -1,7 +1,7 @@
 // POST /v1.0/destinations/:id/test, without HTTP: a synthetic alert sent once, at once,
 // recorded as an attempt of kind `test` under the synthetic alert id (docs/api.md, Destinations and deliveries). A
 // disabled destination can still be tested; a test is never retried.
-import { getDestination } from '../destinations/destinations.js';
+import { getDestination } from '../destinations/operations.js';
 import { channelModule } from '../channels/registry.js';
 import { ownerEmailOf } from '../destinations/store.js';
 import { upstreamFailed, type ErrorDetail } from '../errors.js';

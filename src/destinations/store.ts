@@ -1,7 +1,7 @@
 // Destinations in Postgres. Every function takes the workspace and filters by it.
 import type { PageOrAll } from '../page.js';
 import type { Queryable } from '../stores/postgres.js';
-import type { Destination, DestinationConfig, MessageOptions, Scope } from './types.js';
+import type { Destination, DestinationConfig, MessageOptions, Scope } from './model.js';
 
 const COLUMNS = `destination_id, workspace_id, channel, url, credentials, scope, policy_ids::text[] AS policy_ids, enabled,
   created_at, updated_at, last_delivered_at, last_error, signing_secret, previous_signing_secret, previous_signing_secret_expires_at,

@@ -1,5 +1,5 @@
 import { channelModule, presentCredentials } from '../../channels/registry.js';
-import type { Destination } from '../../destinations/types.js';
+import type { Destination } from '../../destinations/model.js';
 import { abbreviateSecret } from '../../redaction.js';
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());

@@ -6,7 +6,7 @@ import {
   rotateSigningSecret,
   updateDestination,
   type ChannelRules,
-} from '../../destinations/destinations.js';
+} from '../../destinations/operations.js';
 import type { DeliveryDeps } from '../../delivery/deliver.js';
 import { sendTestNotification } from '../../delivery/testSend.js';
 import { pageOrAll } from '../../page.js';

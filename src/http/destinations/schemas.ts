@@ -1,5 +1,5 @@
 import { MAX_TEMPLATE_LENGTH } from '../../channels/templates.js';
-import { CHANNELS, MAX_GROUP_WINDOW_SECONDS, SCOPES } from '../../destinations/types.js';
+import { CHANNELS, MAX_GROUP_WINDOW_SECONDS, SCOPES } from '../../destinations/model.js';
 import { wholeListQueryProperties } from '../params.js';
 
 const writable = {

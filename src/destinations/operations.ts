@@ -20,7 +20,7 @@ import {
   updateDestinationRow,
   type StoredFields,
 } from './store.js';
-import { CHANNELS, SCOPES, type Channel, type Destination, type DestinationInput, type MessageOptions, type Scope } from './types.js';
+import { CHANNELS, SCOPES, type Channel, type Destination, type DestinationInput, type MessageOptions, type Scope } from './model.js';
 
 /** The channels' configuration (provider origins) the rules check against. */
 export type ChannelRules = ValidationContext['channels'];
