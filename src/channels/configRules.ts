@@ -2,7 +2,7 @@
 // and a webhook URL whose last path segment is its token (Slack, Discord).
 import type { ErrorDetail } from '../errors.js';
 import { abbreviateSecret, decoded } from '../redaction.js';
-import type { ChannelConfig } from './types.js';
+import type { ChannelConfig } from './model.js';
 
 export function parseHttpUrl(url: string): URL | null {
   try {

@@ -6,7 +6,7 @@ import type { MessageMarkup } from './clip.js';
 import { BUILT_IN, chatMessage } from './compose.js';
 import { abbreviateLastPathSegment, lastPathSegmentSecrets, noCredentials, parseHttpUrl, requireUrl } from './configRules.js';
 import { jsonOf, postJson } from './httpPost.js';
-import type { ChannelModule } from './types.js';
+import type { ChannelModule } from './model.js';
 
 const MAX_CONTENT = 2000;
 

@@ -8,7 +8,7 @@ import { clipText } from './clip.js';
 import { noCredentials } from './configRules.js';
 import { BUILT_IN, emailContent } from './compose.js';
 import { delivered, failure, shortAnswer, type Outcome } from './outcome.js';
-import type { ChannelModule, ChannelSettings } from './types.js';
+import type { ChannelModule, ChannelSettings } from './model.js';
 
 /** Subjects longer than this are cut: mail clients show less, and some servers refuse long header lines. */
 const MAX_SUBJECT = 200;

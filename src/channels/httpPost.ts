@@ -8,7 +8,7 @@ import got, { RequestError } from 'got';
 import { redactKnownSecrets, secretList } from '../redaction.js';
 import { classifyHttpStatus, failure, parseRetryAfter, shortAnswer, type Outcome } from './outcome.js';
 import { assertPublicUrl, BlockedTargetError, guardedLookup } from './ssrfGuard.js';
-import type { ChannelSettings } from './types.js';
+import type { ChannelSettings } from './model.js';
 
 /**
  * Connections kept open between sends: a storm to one target reuses them rather than opening

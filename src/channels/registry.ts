@@ -7,7 +7,7 @@ import { discordChannel } from './discord.js';
 import { emailChannel } from './email.js';
 import { slackChannel } from './slack.js';
 import { telegramChannel } from './telegram.js';
-import type { ChannelConfig, ChannelModule, Credentials, ValidationContext } from './types.js';
+import type { ChannelConfig, ChannelModule, Credentials, ValidationContext } from './model.js';
 import { webhookChannel } from './webhook.js';
 
 const CHANNEL_MODULES = {

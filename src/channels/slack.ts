@@ -7,7 +7,7 @@ import type { MessageMarkup } from './clip.js';
 import { BUILT_IN, chatMessage } from './compose.js';
 import { abbreviateLastPathSegment, lastPathSegmentSecrets, noCredentials, parseHttpUrl, requireUrl } from './configRules.js';
 import { postJson } from './httpPost.js';
-import type { ChannelModule } from './types.js';
+import type { ChannelModule } from './model.js';
 
 /** Slack's limit for a section block's text. */
 const MAX_SECTION_TEXT = 3000;

@@ -8,7 +8,7 @@ import { credentialSecrets } from './configRules.js';
 import { jsonOf, postJson } from './httpPost.js';
 import type { MessageMarkup } from './clip.js';
 import { BUILT_IN, chatMessage } from './compose.js';
-import type { ChannelModule } from './types.js';
+import type { ChannelModule } from './model.js';
 
 const MAX_TEXT = 4096;
 

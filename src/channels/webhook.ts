@@ -11,7 +11,7 @@ import { postJson } from './httpPost.js';
 import { failure } from './outcome.js';
 import { plainText, renderBodyTemplate, renderTemplate } from './templates.js';
 import { templateView } from './templateView.js';
-import type { ChannelModule } from './types.js';
+import type { ChannelModule } from './model.js';
 import { secretsInForce, signatureHeaders } from './webhookSignature.js';
 
 /** A path segment this long may be a token (generic incoming-webhook URLs carry one in the path). */

@@ -15,7 +15,7 @@ import { nextStep, type NextStep } from './retryPolicy.js';
 import type { Notification } from '../alerts/outbox.js';
 import type { DestinationTemplates } from '../channels/templates.js';
 import { renderingFor } from './rendering.js';
-import type { DeliverySettings } from './types.js';
+import type { DeliverySettings } from './model.js';
 
 export interface DeliveryDeps {
   readonly postgres: PostgresStore;

@@ -6,12 +6,12 @@
 // workers dispatch side by side without taking the same notification.
 import { holdNotifications, outboxHas, type NotificationType } from '../alerts/outbox.js';
 import { channelModule, type Channel } from '../channels/registry.js';
-import type { Credentials } from '../channels/types.js';
+import type { Credentials } from '../channels/model.js';
 import { silencedNotificationIds } from '../silences/check.js';
 import type { PostgresStore } from '../stores/postgres.js';
 import { insertPendingAttempts, type NewAttempt } from './attempts.js';
 import { holdForGrouping } from './groups.js';
-import type { DeliverySettings } from './types.js';
+import type { DeliverySettings } from './model.js';
 
 interface PendingNotification {
   notification_id: string;

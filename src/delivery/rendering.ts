@@ -8,7 +8,7 @@ import type { TemplateContext } from '../channels/templateView.js';
 import { getEventDefinition } from '../events/store.js';
 import { findPolicy } from '../policies/store.js';
 import type { Queryable } from '../stores/postgres.js';
-import type { DeliverySettings } from './types.js';
+import type { DeliverySettings } from './model.js';
 
 export function hasTemplates(templates: Partial<DestinationTemplates>): boolean {
   return TEMPLATE_FIELDS.some((field) => typeof templates[field] === 'string');

@@ -1,10 +1,10 @@
 import type { Channel } from '../channels/registry.js';
 import type { DestinationTemplates } from '../channels/templates.js';
-import type { Credentials } from '../channels/types.js';
+import type { Credentials } from '../channels/model.js';
 import type { SigningSecrets } from '../channels/webhookSignature.js';
 
 export { CHANNELS, type Channel } from '../channels/registry.js';
-export type { Credentials } from '../channels/types.js';
+export type { Credentials } from '../channels/model.js';
 
 export const SCOPES = ['all', 'policies'] as const;
 export type Scope = (typeof SCOPES)[number];

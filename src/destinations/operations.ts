@@ -7,7 +7,7 @@ import { newId } from '../ids.js';
 import { channelConfigProblems, channelModule, isChannel, mergeSentBack } from '../channels/registry.js';
 import { newSigningSecret, ROTATION_OVERLAP_MS } from '../channels/webhookSignature.js';
 import { templateProblems } from '../channels/templates.js';
-import type { ValidationContext } from '../channels/types.js';
+import type { ValidationContext } from '../channels/model.js';
 import type { PostgresStore, Queryable } from '../stores/postgres.js';
 import {
   findDestination,
