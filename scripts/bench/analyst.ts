@@ -11,18 +11,12 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { temporaryDir } from './lib/cleanup.js';
 import { percentile } from './lib/report.js';
-import { runBench, UsageError } from './lib/runner.js';
+import { integerOption, runBench } from './lib/runner.js';
 import { issueWorkspaceToken, startBenchService, type BenchService } from './lib/benchService.js';
 
 const TARGET_ADDED_MS = 100;
 const HEAVY = 'SELECT count() AS analyst_bench_n FROM logs AS a, logs AS b, logs AS c, logs AS d WHERE a.value + b.value + c.value + d.value = -1';
 const progress = (message: string) => process.stderr.write(`${message}\n`);
-
-function positive(name: string, raw: string | undefined, fallback: number, max: number): number {
-  const n = raw === undefined ? fallback : Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1 || n > max) throw new UsageError(`--${name} takes an integer from 1 to ${max}`);
-  return n;
-}
 
 async function ingestDay(service: BenchService, token: string): Promise<string> {
   const now = Date.now();
@@ -79,8 +73,8 @@ const line = (ms: number[]) => {
 
 await runBench('analyst', async () => {
   const { values } = parseArgs({ options: { reads: { type: 'string' }, heavy: { type: 'string' }, 'service-root': { type: 'string' } } });
-  const reads = positive('reads', values.reads, 40, 10_000);
-  const heavy = positive('heavy', values.heavy, 2, 16);
+  const reads = integerOption('reads', values.reads, 40, 1, 10_000);
+  const heavy = integerOption('heavy', values.heavy, 2, 1, 16);
   const service = await startBenchService(temporaryDir('alertmon-bench-analyst-'), {}, values['service-root']);
   const token = await issueWorkspaceToken(service, 'bench-analyst');
   const eventId = await ingestDay(service, token);

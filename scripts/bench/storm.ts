@@ -16,19 +16,13 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { temporaryDir } from './lib/cleanup.js';
 import { percentile } from './lib/report.js';
-import { runBench, UsageError } from './lib/runner.js';
+import { integerOption, runBench } from './lib/runner.js';
 import { issueWorkspaceToken, sleep, startBenchService, type BenchService } from './lib/benchService.js';
 
 const TARGET_LAST_S = 6;
 const TARGET_LIST_P99_MS = 100;
 const WAIT_AFTER_BATCH_MS = 300_000;
 const progress = (message: string) => process.stderr.write(`${message}\n`);
-
-function positive(name: string, raw: string | undefined, fallback: number, max: number): number {
-  const n = raw === undefined ? fallback : Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1 || n > max) throw new UsageError(`--${name} takes an integer from 1 to ${max}`);
-  return n;
-}
 
 interface Sink {
   readonly url: string;
@@ -103,13 +97,11 @@ async function main(): Promise<boolean> {
       'poll-interval-ms': { type: 'string' },
     },
   });
-  const policies = positive('policies', values.policies, 1000, 10_000);
-  const eventCount = Math.min(policies, positive('events', values.events, Math.min(policies, 1000), 1000));
-  const destinations = positive('destinations', values.destinations, 10, 100);
-  const pollers = positive('pollers', values.pollers, 1, 16);
-  const pollIntervalMs = Number(values['poll-interval-ms'] ?? 0);
-  if (!Number.isSafeInteger(pollIntervalMs) || pollIntervalMs < 0 || pollIntervalMs > 60_000)
-    throw new UsageError('--poll-interval-ms takes an integer from 0 to 60000');
+  const policies = integerOption('policies', values.policies, 1000, 1, 10_000);
+  const eventCount = Math.min(policies, integerOption('events', values.events, Math.min(policies, 1000), 1, 1000));
+  const destinations = integerOption('destinations', values.destinations, 10, 1, 100);
+  const pollers = integerOption('pollers', values.pollers, 1, 1, 16);
+  const pollIntervalMs = integerOption('poll-interval-ms', values['poll-interval-ms'], 0, 0, 60_000);
   const expected = policies * destinations;
 
   const sink = await startSink();

@@ -15,6 +15,13 @@ export class UsageError extends Error {
   }
 }
 
+/** The integer value of option `--name`, from `min` to `max`, or `fallback` when it is not given; a UsageError otherwise. */
+export function integerOption(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  const n = raw === undefined ? fallback : Number(raw);
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`--${name} takes an integer from ${min} to ${max}`);
+  return n;
+}
+
 function commit(): string {
   try {
     const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: projectRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
