@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { temporaryDir } from './lib/cleanup.js';
 import { percentile } from './lib/report.js';
 import { integerOption, runBench } from './lib/runner.js';
-import { issueWorkspaceToken, startBenchService, type BenchService } from './lib/benchService.js';
+import { issueWorkspaceToken, sleep, startBenchService, type BenchService } from './lib/benchService.js';
 
 const TARGET_ADDED_MS = 100;
 const HEAVY = 'SELECT count() AS analyst_bench_n FROM logs AS a, logs AS b, logs AS c, logs AS d WHERE a.value + b.value + c.value + d.value = -1';
@@ -82,7 +82,7 @@ await runBench('analyst', async () => {
   const visibleBy = Date.now() + 30_000;
   while (!(await hasRows(service, token, eventId))) {
     if (Date.now() > visibleBy) throw new Error('the records did not show in the minute rollup within 30 s');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   progress('reference reads…');
   await timeReads(service, token, eventId, 5); // warm-up
@@ -103,7 +103,7 @@ await runBench('analyst', async () => {
       })
       .finally(() => running--),
   );
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  await sleep(1_000);
   const during: number[] = [];
   while (running === heavy && during.length < reads) during.push(...(await timeReads(service, token, eventId, 1)));
   const stillRunning = running === heavy;
