@@ -3,6 +3,9 @@
 // are found and written in one transaction per cycle, whatever the number of alerts; the
 // next one is counted from when this one was due, so reminders do not drift by the cycle's
 // lateness. Acknowledging or resolving an alert stops them (it is no longer triggered).
+// An alert whose row another transaction holds at that moment (the delivery worker recording
+// a send) is skipped, not waited for: waiting could deadlock with that transaction's own
+// locks, and the next cycle reminds it, counted from when it was due.
 import type { Queryable } from '../stores/postgres.js';
 import type { Alert } from './model.js';
 import { insertNotifications } from './outbox.js';
