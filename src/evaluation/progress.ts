@@ -65,7 +65,12 @@ export interface ProgressWrite {
 
 const date = (t: number | null) => (t === null ? null : new Date(t));
 
-/** Writes the progress of locked policies in one statement. */
+/**
+ * Writes the progress of locked policies in one statement. The join alone is planned as a hash
+ * join over a scan of the whole table (in-memory index lookups cost the planner more than they
+ * do): 53 against 15 ms per 1,000 of 60,000 policies. The same ids as an index condition make
+ * it read only these rows.
+ */
 export async function writeProgress(tx: Queryable, writes: readonly ProgressWrite[]): Promise<void> {
   if (writes.length === 0) return;
   const column = <T>(f: (w: ProgressWrite) => T) => writes.map(f);
@@ -79,7 +84,7 @@ export async function writeProgress(tx: Queryable, writes: readonly ProgressWrit
        alerted_until = u.alerted_until
      FROM unnest($1::uuid[], $2::boolean[], $3::timestamptz[], $4::int[], $5::timestamptz[], $6::float8[], $7::timestamptz[], $8::timestamptz[])
        AS u(policy_id, moves, until, run, run_start, run_peak, silent_since, alerted_until)
-     WHERE p.policy_id = u.policy_id`,
+     WHERE p.policy_id = u.policy_id AND p.policy_id = ANY($1::uuid[])`,
     [
       column((w) => w.policyId),
       column((w) => w.evaluatedUntil !== null),
