@@ -1,9 +1,12 @@
 // What the evaluator needs to know of a policy: its rule, its progress, and the event it
-// watches (name and timezone), read together in one query.
+// watches (name and timezone), read together in one query, with what of the row lets an
+// evaluation that changes nothing but the progress be written without a lock (applyOutcomes.ts).
 import { notFound } from '../errors.js';
 import type { EventDefinition } from '../events/model.js';
 import type { Policy } from '../policies/model.js';
 import type { Queryable } from '../stores/postgres.js';
+import type { RunState } from './alertChanges.js';
+import { RUN_STATE_COLUMNS, runStateOf, type RunStateColumns } from './progress.js';
 
 /** The policy's rule and progress, with the watched event's name and timezone. */
 export type EvaluationTarget = Pick<
@@ -26,23 +29,46 @@ export type EvaluationTarget = Pick<
   | 'updated_at'
   | 'evaluated_until'
 > &
-  Pick<EventDefinition, 'agent' | 'event' | 'timezone'>;
+  Pick<EventDefinition, 'agent' | 'event' | 'timezone'> & {
+    readonly snapshot: TargetSnapshot;
+  };
+
+/** The policy row as the evaluator read it, in the same snapshot as its rule. */
+export interface TargetSnapshot {
+  /** The row's xmin: every write to the row changes it (progress.ts, ProgressWrite.rowVersion). */
+  readonly rowVersion: string;
+  readonly state: RunState;
+  /** Whether the policy had an open alert (triggered or acknowledged). */
+  readonly hasOpenAlert: boolean;
+}
+
+type TargetRow = Omit<EvaluationTarget, 'snapshot'> & RunStateColumns & { row_version: string; has_open_alert: boolean };
 
 const SELECT_TARGETS = `
   SELECT p.policy_id, p.workspace_id, p.event_id, p.title, p.channel, p.period, p.aggregate, p.condition, p.threshold,
          p.severity, p.pending_buckets, p.recovery_threshold, p.no_data, p.compare_to, p.min_count, p.updated_at,
-         p.evaluated_until, e.agent, e.event, e.timezone
+         p.evaluated_until, e.agent, e.event, e.timezone, p.xmin::text AS row_version, ${RUN_STATE_COLUMNS},
+         EXISTS (SELECT 1 FROM alerts AS a WHERE a.policy_id = p.policy_id AND a.status IN ('triggered', 'acknowledged')) AS has_open_alert
   FROM policies AS p JOIN event_definitions AS e ON e.event_id = p.event_id AND e.user_id = p.workspace_id`;
 
+function targetOf(row: TargetRow): EvaluationTarget {
+  const { row_version, has_open_alert, breach_run, breach_started_at, breach_peak, silent_since, alerted_until, ...target } = row;
+  const state = runStateOf({ breach_run, breach_started_at, breach_peak, silent_since, alerted_until });
+  return { ...target, snapshot: { rowVersion: row_version, state, hasOpenAlert: has_open_alert } };
+}
+
 /** Every enabled policy of every workspace, or of these events only. */
-export function loadEnabledTargets(db: Queryable, eventIds?: readonly string[]): Promise<EvaluationTarget[]> {
-  if (eventIds === undefined) return db.query<EvaluationTarget>(`${SELECT_TARGETS} WHERE p.enabled`);
-  return db.query<EvaluationTarget>(`${SELECT_TARGETS} WHERE p.enabled AND p.event_id = ANY($1::uuid[])`, [eventIds]);
+export async function loadEnabledTargets(db: Queryable, eventIds?: readonly string[]): Promise<EvaluationTarget[]> {
+  const rows =
+    eventIds === undefined
+      ? await db.query<TargetRow>(`${SELECT_TARGETS} WHERE p.enabled`)
+      : await db.query<TargetRow>(`${SELECT_TARGETS} WHERE p.enabled AND p.event_id = ANY($1::uuid[])`, [eventIds]);
+  return rows.map(targetOf);
 }
 
 /** One policy of the workspace, enabled or not. */
 export async function loadTarget(db: Queryable, workspaceId: string, policyId: string): Promise<EvaluationTarget> {
-  const rows = await db.query<EvaluationTarget>(`${SELECT_TARGETS} WHERE p.workspace_id = $1 AND p.policy_id = $2`, [workspaceId, policyId]);
+  const rows = await db.query<TargetRow>(`${SELECT_TARGETS} WHERE p.workspace_id = $1 AND p.policy_id = $2`, [workspaceId, policyId]);
   if (!rows[0]) throw notFound('policy');
-  return rows[0];
+  return targetOf(rows[0]);
 }

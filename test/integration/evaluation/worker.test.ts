@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { PolicyEvaluator } from '../../../src/evaluation/evaluator.js';
+import { PolicyEvaluator } from '../../../src/evaluation/evaluator.js';
 import { releaseLease, tryTakeLease } from '../../../src/evaluation/lease.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { alertsOf, baseMinute, createEvent, createPolicy, evaluatorAt, GRACE_MS, IDLE_WORKER_ENV, ingestAt, MINUTE, outboxOf } from './helpers.js';
@@ -177,6 +177,41 @@ describe('evaluation worker', function () {
       expect(await alertsOf(svc, token, policyId)).to.have.length(1);
       expect(await outboxOf(svc.stores, policyId)).to.have.length(1);
     }
+  });
+
+  it('leaves a bucket that changed nothing to the next cycle when the policy is edited before its progress is written', async () => {
+    const { event, eventId, t0 } = await fresh();
+    const policyId = await createPolicy(svc, token, { event_id: eventId, aggregate: 'count', condition: 'gt', threshold: 5 });
+    await ingestAt(svc.stores, ws, event, [
+      [1, t0 - MINUTE + 1000],
+      [1, t0 + 1000],
+    ]);
+    const clock = { now: after_(t0 - MINUTE) };
+    await evaluatorAt(svc.stores, clock).evaluateDuePolicies();
+
+    // Bucket t0 is clear under count gt 5 and changes nothing but the progress; the edit to
+    // count gt 0 lands after the cycle read the policy and before it writes that progress.
+    const base = svc.stores.postgres;
+    let edited = false;
+    const editing = {
+      ...base,
+      async query(text: string, params?: unknown[]) {
+        if (!edited && text.includes('p.xmin = u.row_version')) {
+          edited = true;
+          expect((await svc.request('PUT', `/v1.0/policies/${policyId}`, { token, body: { threshold: 0 } })).status).to.equal(200);
+        }
+        return base.query(text, params);
+      },
+    } as typeof base;
+    clock.now = after_(t0);
+    await new PolicyEvaluator({ postgres: editing, clickhouse: svc.stores.clickhouse, graceMs: GRACE_MS, now: () => clock.now }).evaluateDuePolicies();
+    expect(edited).to.equal(true);
+    expect(await alertsOf(svc, token, policyId)).to.have.length(0);
+
+    // The next cycle judges bucket t0 by the rule as edited.
+    await evaluatorAt(svc.stores, clock).evaluateDuePolicies();
+    const alerts = await alertsOf(svc, token, policyId);
+    expect(alerts.map((a) => [a.status, a.bucket_start, a.threshold])).to.deep.equal([['triggered', new Date(t0).toISOString(), 0]]);
   });
 
   it('lets one worker process at a time hold the evaluation lease', async () => {

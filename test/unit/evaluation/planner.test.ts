@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { FRESH_RUN } from '../../../src/evaluation/alertChanges.js';
 import { MAX_CATCH_UP_BUCKETS, planEvaluation, plannerAt } from '../../../src/evaluation/planner.js';
 import type { EvaluationTarget } from '../../../src/evaluation/targets.js';
 
@@ -23,6 +24,7 @@ const target = (over: Partial<EvaluationTarget>): EvaluationTarget => ({
   agent: 'a',
   event: 'e',
   timezone: 'UTC',
+  snapshot: { rowVersion: '1', state: FRESH_RUN, hasOpenAlert: false },
   ...over,
 });
 const at = (iso: string) => Date.parse(iso);
