@@ -1,4 +1,4 @@
-// npm run bench:evaluate -- [--policies 10000] [--events 1000] [--workspaces 10] [--minutes 130]
+// npm run bench:evaluate -- [--policies 10000] [--events 1000] [--workspaces 10] [--minutes 130] [--statements 8]
 // Times evaluation cycles of the worker over many enabled policies, on fresh embedded stores
 // (or the servers of CLICKHOUSE_URL / DATABASE_URL, into a fresh DATA_DIR otherwise), and
 // counts the ClickHouse and Postgres queries each cycle issues, with the time spent inside
@@ -8,13 +8,14 @@
 // hysteresis, a quarter comparison, a quarter plain. Targets: a cycle ≤ 2 s, ≤ 10 ClickHouse
 // queries per period. Then the evaluation one inserted record drives: the policies of one event
 // (policies / events of them), 20 times: target ≤ 50 ms (with 100 policies: --events policies/100).
+// --statements N: after each cycle, the N Postgres statements that took the most of its time.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../src/config.js';
 import { PolicyEvaluator } from '../../src/evaluation/evaluator.js';
 import { openStores, storeOptions } from '../../src/stores/index.js';
 import { onCleanup, temporaryDir } from './lib/cleanup.js';
-import { runBench } from './lib/runner.js';
-import { countingClickHouse, countingPostgres, newCounts, type QueryCounts } from './lib/queryCounting.js';
+import { integerOption, runBench } from './lib/runner.js';
+import { countingClickHouse, countingPostgres, newCounts, slowestStatements, type QueryCounts } from './lib/queryCounting.js';
 import { writeFixture } from './lib/evaluateFixture.js';
 
 const { values } = parseArgs({
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     events: { type: 'string', default: '1000' },
     workspaces: { type: 'string', default: '10' },
     minutes: { type: 'string', default: '130' },
+    statements: { type: 'string' },
   },
 });
 const size = { policies: Number(values.policies), events: Number(values.events), workspaces: Number(values.workspaces), minutes: Number(values.minutes) };
@@ -32,6 +34,7 @@ const TARGET_QUERIES_PER_PERIOD = 10;
 const TARGET_SIGNAL_MS = 50;
 
 await runBench('evaluate', async () => {
+  const statementsShown = integerOption('statements', values.statements, 0, 0, 100);
   const config = loadConfig({ ...process.env, DATA_DIR: temporaryDir('alertmon-bench-evaluate-') });
   const stores = await openStores(storeOptions(config));
   onCleanup(() => stores.close());
@@ -67,6 +70,7 @@ await runBench('evaluate', async () => {
         `Postgres: ${counts.postgresStatements} statements in ${counts.postgresTransactions} transactions (+ BEGIN/COMMIT each, ${counts.postgresMs.toFixed(0)} ms inside); ` +
         `target ≤ ${TARGET_CYCLE_MS} ms and ≤ ${TARGET_QUERIES_PER_PERIOD} ClickHouse queries per period: ${cycleMet ? 'met' : 'NOT MET'}\n`,
     );
+    for (const line of slowestStatements(counts, statementsShown)) process.stdout.write(`  ${line}\n`);
   };
 
   process.stdout.write(

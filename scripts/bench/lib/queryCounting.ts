@@ -12,9 +12,29 @@ export interface QueryCounts {
   clickhouse: Map<string, number>;
   /** Wall time inside ClickHouse queries, results read included, ms. */
   clickhouseMs: number;
+  /** Postgres statements by their opening words: how many, and the time inside them (ms). */
+  postgresByStatement: Map<string, { count: number; ms: number }>;
 }
 
-export const newCounts = (): QueryCounts => ({ postgresStatements: 0, postgresTransactions: 0, postgresMs: 0, clickhouse: new Map(), clickhouseMs: 0 });
+export const newCounts = (): QueryCounts => ({
+  postgresStatements: 0,
+  postgresTransactions: 0,
+  postgresMs: 0,
+  clickhouse: new Map(),
+  clickhouseMs: 0,
+  postgresByStatement: new Map(),
+});
+
+/** A statement's opening words, enough to tell the statements of a cycle apart. */
+const statementKey = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 70);
+
+/** The `top` statements that took the most time, one line each. */
+export function slowestStatements(counts: QueryCounts, top: number): string[] {
+  return [...counts.postgresByStatement]
+    .sort((a, b) => b[1].ms - a[1].ms)
+    .slice(0, top)
+    .map(([key, { count, ms }]) => `${ms.toFixed(0).padStart(7)} ms ${String(count).padStart(5)}×  ${key}`);
+}
 
 export function countingPostgres(store: PostgresStore, counts: QueryCounts): PostgresStore {
   const counted = (q: Queryable): Queryable => ({
@@ -24,7 +44,13 @@ export function countingPostgres(store: PostgresStore, counts: QueryCounts): Pos
       try {
         return await q.query(text, params);
       } finally {
-        counts.postgresMs += performance.now() - started;
+        const ms = performance.now() - started;
+        counts.postgresMs += ms;
+        const key = statementKey(text);
+        const statement = counts.postgresByStatement.get(key) ?? { count: 0, ms: 0 };
+        statement.count += 1;
+        statement.ms += ms;
+        counts.postgresByStatement.set(key, statement);
       }
     },
   });
