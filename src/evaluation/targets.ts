@@ -1,6 +1,6 @@
 // What the evaluator needs to know of a policy: its rule, its progress, and the event it
 // watches (name and timezone), read together in one query, with what of the row lets an
-// evaluation that changes nothing but the progress be written without a lock (applyOutcomes.ts).
+// evaluation that writes no alert have its progress written without a lock (applyOutcomes.ts).
 import { notFound } from '../errors.js';
 import type { EventDefinition } from '../events/model.js';
 import type { Policy } from '../policies/model.js';
