@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { PolicyEvaluator } from '../../../src/evaluation/evaluator.js';
+import type { PolicyEvaluator } from '../../../src/evaluation/evaluator.js';
 import { releaseLease, tryTakeLease } from '../../../src/evaluation/lease.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { alertsOf, baseMinute, createEvent, createPolicy, evaluatorAt, GRACE_MS, IDLE_WORKER_ENV, ingestAt, MINUTE, outboxOf } from './helpers.js';
@@ -204,7 +204,7 @@ describe('evaluation worker', function () {
       },
     } as typeof base;
     clock.now = after_(t0);
-    await new PolicyEvaluator({ postgres: editing, clickhouse: svc.stores.clickhouse, graceMs: GRACE_MS, now: () => clock.now }).evaluateDuePolicies();
+    await evaluatorAt({ ...svc.stores, postgres: editing }, clock).evaluateDuePolicies();
     expect(edited).to.equal(true);
     expect(await alertsOf(svc, token, policyId)).to.have.length(0);
 
