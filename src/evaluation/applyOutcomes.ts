@@ -33,6 +33,25 @@ export interface ApplyResult {
   readonly resolved: number;
   /** Per applied policy, the alert its last step created or changed. */
   readonly latest: ReadonlyMap<string, AlertChanges['latest']>;
+  /** The progress written and committed where it moved (not a manual evaluation's): what the row now holds. */
+  readonly progress: readonly WrittenProgress[];
+}
+
+/** A policy's progress as written: its row is now the target read, with this progress, at this version. */
+export interface WrittenProgress {
+  readonly target: EvaluationTarget;
+  readonly evaluatedUntil: number;
+  readonly state: RunState;
+  /** The row's version (xmin) after the write. */
+  readonly rowVersion: string;
+}
+
+/** The writes that moved the progress, with the row versions they left. */
+function movedProgress(written: readonly { target: EvaluationTarget; write: ProgressWrite }[], versions: ReadonlyMap<string, string>): WrittenProgress[] {
+  return written.flatMap(({ target, write }) => {
+    const rowVersion = versions.get(write.policyId);
+    return rowVersion === undefined || write.evaluatedUntil === null ? [] : [{ target, evaluatedUntil: write.evaluatedUntil, state: write.state, rowVersion }];
+  });
 }
 
 const CHUNK = 1000;
@@ -70,13 +89,13 @@ async function applyChunk(db: PostgresStore, outcomes: readonly PolicyOutcome[],
       },
       now,
     );
-    await writeProgress(
+    const writes = current.map(({ outcome }) => ({
+      target: outcome.target,
+      write: { policyId: outcome.target.policy_id, evaluatedUntil: outcome.evaluatedUntil, state: changes.get(outcome.target.policy_id)!.state },
+    }));
+    const versions = await writeProgress(
       tx,
-      current.map(({ outcome }) => ({
-        policyId: outcome.target.policy_id,
-        evaluatedUntil: outcome.evaluatedUntil,
-        state: changes.get(outcome.target.policy_id)!.state,
-      })),
+      writes.map((w) => w.write),
     );
     const notifications = [...changes.values()].flatMap((c) => c.notifications);
     return {
@@ -84,6 +103,7 @@ async function applyChunk(db: PostgresStore, outcomes: readonly PolicyOutcome[],
       raised: notifications.filter((n) => n.type === 'alert.triggered').length,
       resolved: notifications.filter((n) => n.type === 'alert.resolved').length,
       latest: new Map([...changes].map(([id, c]) => [id, c.latest])),
+      progress: movedProgress(writes, versions),
     };
   });
 }
@@ -115,33 +135,42 @@ function stateWithoutAlerts(o: PolicyOutcome, now: Date): RunState | null {
  * against a worker locking some of them in id order Postgres may abort the statement, which
  * then wrote nothing: the next evaluation redoes those policies.
  */
-async function writeProgressAlone(db: PostgresStore, writes: readonly ProgressWrite[]): Promise<Set<string>> {
+async function writeProgressAlone(db: PostgresStore, writes: readonly ProgressWrite[]): Promise<Map<string, string>> {
   try {
     return await writeProgress(db, writes);
   } catch (err) {
     if (sqlState(err) !== DEADLOCK_DETECTED) throw err;
-    return new Set();
+    return new Map();
   }
 }
 
 export async function applyOutcomes(db: PostgresStore, outcomes: readonly PolicyOutcome[], now: Date): Promise<ApplyResult> {
   const total = { applied: 0, raised: 0, resolved: 0, latest: new Map<string, AlertChanges['latest']>() };
-  const alone: ProgressWrite[] = [];
+  const alone: { target: EvaluationTarget; write: ProgressWrite }[] = [];
   const rest: PolicyOutcome[] = [];
   for (const o of outcomes) {
     const state = stateWithoutAlerts(o, now);
     if (state === null) rest.push(o);
-    else alone.push({ policyId: o.target.policy_id, evaluatedUntil: o.evaluatedUntil, state, rowVersion: o.target.snapshot.rowVersion });
+    else
+      alone.push({
+        target: o.target,
+        write: { policyId: o.target.policy_id, evaluatedUntil: o.evaluatedUntil, state, rowVersion: o.target.snapshot.rowVersion },
+      });
   }
-  const written = await writeProgressAlone(db, alone);
+  const written = await writeProgressAlone(
+    db,
+    alone.map((a) => a.write),
+  );
   total.applied += written.size;
-  for (const id of written) total.latest.set(id, null);
+  for (const id of written.keys()) total.latest.set(id, null);
+  const progress = [movedProgress(alone, written)];
   for (let i = 0; i < rest.length; i += CHUNK) {
     const r = await applyChunkRetried(db, rest.slice(i, i + CHUNK), now);
     total.applied += r.applied;
     total.raised += r.raised;
     total.resolved += r.resolved;
     for (const [id, alert] of r.latest) total.latest.set(id, alert);
+    progress.push(r.progress);
   }
-  return total;
+  return { ...total, progress: progress.flat() };
 }

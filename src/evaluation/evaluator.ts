@@ -18,6 +18,7 @@ import { applyOutcomes, type PolicyOutcome } from './applyOutcomes.js';
 import { backtest, type BacktestPolicy, type BacktestResult } from './backtest.js';
 import { dueBucket, judgeAllDue, judgeDue, readDueStats, type DueBucket } from './dueBuckets.js';
 import { plannerAt, type Plan } from './planner.js';
+import { TargetCache } from './targetCache.js';
 import { loadEnabledTargets, loadTarget, type EvaluationTarget } from './targets.js';
 
 export interface EvaluatorDeps {
@@ -95,6 +96,8 @@ const DRAFT_POLICY_ID = '00000000-0000-0000-0000-000000000000';
 
 export class PolicyEvaluator {
   private readonly now: () => number;
+  /** The enabled policies as the last cycle read them, with the progress written since (targetCache.ts). */
+  readonly targets = new TargetCache();
 
   constructor(private readonly deps: EvaluatorDeps) {
     this.now = deps.now ?? Date.now;
@@ -103,7 +106,7 @@ export class PolicyEvaluator {
   /** Evaluates every due bucket of every enabled policy, one ClickHouse query per period in use, then writes due reminders. */
   async evaluateDuePolicies(): Promise<CycleReport> {
     const now = this.now();
-    const report = await this.evaluateTargets(await loadEnabledTargets(this.deps.postgres), now);
+    const report = await this.evaluateTargets(await this.targets.enabledTargets(this.deps.postgres), now);
     const reminders = await this.deps.postgres.transaction((tx) => writeDueReminders(tx, new Date(now)));
     return { ...report, reminders };
   }
@@ -145,6 +148,7 @@ export class PolicyEvaluator {
       }
     }
     const result = await applyOutcomes(this.deps.postgres, outcomes, new Date(now));
+    this.targets.noteWritten(result.progress);
     const applied = outcomes.filter((o) => result.latest.has(o.target.policy_id));
     return {
       policies: plans.length,

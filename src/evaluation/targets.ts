@@ -37,24 +37,26 @@ export type EvaluationTarget = Pick<
 export interface TargetSnapshot {
   /** The row's xmin: every write to the row changes it (progress.ts, ProgressWrite.rowVersion). */
   readonly rowVersion: string;
+  /** The event definition's xmin, likewise (its name and timezone are part of the target). */
+  readonly eventVersion: string;
   readonly state: RunState;
   /** Whether the policy had an open alert (triggered or acknowledged). */
   readonly hasOpenAlert: boolean;
 }
 
-type TargetRow = Omit<EvaluationTarget, 'snapshot'> & RunStateColumns & { row_version: string; has_open_alert: boolean };
+type TargetRow = Omit<EvaluationTarget, 'snapshot'> & RunStateColumns & { row_version: string; event_version: string; has_open_alert: boolean };
 
 const SELECT_TARGETS = `
   SELECT p.policy_id, p.workspace_id, p.event_id, p.title, p.channel, p.period, p.aggregate, p.condition, p.threshold,
          p.severity, p.pending_buckets, p.recovery_threshold, p.no_data, p.compare_to, p.min_count, p.updated_at,
-         p.evaluated_until, e.agent, e.event, e.timezone, p.xmin::text AS row_version, ${RUN_STATE_COLUMNS},
+         p.evaluated_until, e.agent, e.event, e.timezone, p.xmin::text AS row_version, e.xmin::text AS event_version, ${RUN_STATE_COLUMNS},
          EXISTS (SELECT 1 FROM alerts AS a WHERE a.policy_id = p.policy_id AND a.status IN ('triggered', 'acknowledged')) AS has_open_alert
   FROM policies AS p JOIN event_definitions AS e ON e.event_id = p.event_id AND e.user_id = p.workspace_id`;
 
 function targetOf(row: TargetRow): EvaluationTarget {
-  const { row_version, has_open_alert, breach_run, breach_started_at, breach_peak, silent_since, alerted_until, ...target } = row;
+  const { row_version, event_version, has_open_alert, breach_run, breach_started_at, breach_peak, silent_since, alerted_until, ...target } = row;
   const state = runStateOf({ breach_run, breach_started_at, breach_peak, silent_since, alerted_until });
-  return { ...target, snapshot: { rowVersion: row_version, state, hasOpenAlert: has_open_alert } };
+  return { ...target, snapshot: { rowVersion: row_version, eventVersion: event_version, state, hasOpenAlert: has_open_alert } };
 }
 
 /** Every enabled policy of every workspace, or of these events only. */
@@ -64,6 +66,27 @@ export async function loadEnabledTargets(db: Queryable, eventIds?: readonly stri
       ? await db.query<TargetRow>(`${SELECT_TARGETS} WHERE p.enabled`)
       : await db.query<TargetRow>(`${SELECT_TARGETS} WHERE p.enabled AND p.event_id = ANY($1::uuid[])`, [eventIds]);
   return rows.map(targetOf);
+}
+
+/** These policies, where they are still enabled. */
+export async function loadEnabledTargetsById(db: Queryable, policyIds: readonly string[]): Promise<EvaluationTarget[]> {
+  if (policyIds.length === 0) return [];
+  const rows = await db.query<TargetRow>(`${SELECT_TARGETS} WHERE p.enabled AND p.policy_id = ANY($1::uuid[])`, [policyIds]);
+  return rows.map(targetOf);
+}
+
+/** Each enabled policy's row version and its event's (TargetSnapshot): a read of two numbers a policy. */
+export async function loadEnabledTargetVersions(db: Queryable): Promise<{ policy_id: string; row_version: string; event_version: string }[]> {
+  return db.query(
+    `SELECT p.policy_id, p.xmin::text AS row_version, e.xmin::text AS event_version
+     FROM policies AS p JOIN event_definitions AS e ON e.event_id = p.event_id AND e.user_id = p.workspace_id WHERE p.enabled`,
+  );
+}
+
+/** The policies that have an open alert (triggered or acknowledged). */
+export async function policiesWithOpenAlerts(db: Queryable): Promise<Set<string>> {
+  const rows = await db.query<{ policy_id: string }>("SELECT policy_id FROM alerts WHERE status IN ('triggered', 'acknowledged')");
+  return new Set(rows.map((r) => r.policy_id));
 }
 
 /** One policy of the workspace, enabled or not. */

@@ -24,7 +24,7 @@ const target = (over: Partial<EvaluationTarget>): EvaluationTarget => ({
   agent: 'a',
   event: 'e',
   timezone: 'UTC',
-  snapshot: { rowVersion: '1', state: FRESH_RUN, hasOpenAlert: false },
+  snapshot: { rowVersion: '1', eventVersion: '1', state: FRESH_RUN, hasOpenAlert: false },
   ...over,
 });
 const at = (iso: string) => Date.parse(iso);
