@@ -34,7 +34,6 @@ export class TargetCache {
     // progress, which moved that row's version, so no write is made from a stale "no open alert".
     const open = await policiesWithOpenAlerts(db);
     const targets: EvaluationTarget[] = [];
-    const enabled = new Set<string>();
     for (const { policy_id } of versions) {
       let target = this.byId.get(policy_id);
       if (!target) continue;
@@ -44,9 +43,12 @@ export class TargetCache {
         this.byId.set(policy_id, target);
       }
       targets.push(target);
-      enabled.add(policy_id);
     }
-    for (const id of this.byId.keys()) if (!enabled.has(id)) this.byId.delete(id);
+    // Policies disabled or deleted since the cycle before.
+    if (this.byId.size > targets.length) {
+      const enabled = new Set(targets.map((t) => t.policy_id));
+      for (const id of this.byId.keys()) if (!enabled.has(id)) this.byId.delete(id);
+    }
     return targets;
   }
 
