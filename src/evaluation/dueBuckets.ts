@@ -32,7 +32,14 @@ export function dueBucket(policy: JudgingPolicy, bucket: Bucket, open: boolean, 
   return { bucket, comparison, open, ...(ahead ? { ahead } : {}) };
 }
 
-/** The numbers of every due bucket of these policies (all of one period) and of every bucket they are compared with, in one query. */
+const judgesQuantiles = ({ aggregate }: Pick<JudgingPolicy, 'aggregate'>) => aggregate === 'p95_est' || aggregate === 'p99_est';
+
+/**
+ * The numbers of every due bucket of these policies (all of one period) and of every bucket
+ * they are compared with, in one query. The quantiles only where a policy judging one has a
+ * closed bucket due: an open bucket's quantile can never fire early (verdict.ts,
+ * mayFireEarly), and merging t-digests is most of an hour or day read.
+ */
 export async function readDueStats(
   clickhouse: ClickHouseStore,
   period: Period,
@@ -52,7 +59,8 @@ export async function readDueStats(
     if (first && last) ranges.push({ from: first.start, to: last.end });
   }
   if (eventIds.size === 0) return new Map();
-  return readBucketStats(clickhouse, { period, workspaceIds, eventIds, ranges });
+  const quantiles = policies.some(({ policy, buckets }) => judgesQuantiles(policy) && buckets.some((b) => !b.open));
+  return readBucketStats(clickhouse, { period, workspaceIds, eventIds, ranges, quantiles });
 }
 
 export function judgeDue(policy: JudgingPolicy, due: DueBucket, stats: BucketStatsTable): JudgedBucket {

@@ -67,6 +67,14 @@ describe('rollups: bucket statistics', function () {
     expect(statsOf(stats, 'another-ws', eventId, current)).to.deep.equal(EMPTY_BUCKET);
   });
 
+  it('leaves the quantiles out when asked to, with the same counts, sums and extremes', async () => {
+    const request = { period: 'minute' as const, workspaceIds: new Set([ws]), eventIds: new Set([eventId]), ranges: [{ from: current, to: current + MINUTE }] };
+    const withQuantiles = statsOf(await readBucketStats(stores.clickhouse, request), ws, eventId, current);
+    const without = statsOf(await readBucketStats(stores.clickhouse, { ...request, quantiles: false }), ws, eventId, current);
+    expect(without).to.deep.equal({ ...withQuantiles, p95: null, p99: null });
+    expect(withQuantiles.p95).to.be.a('number');
+  });
+
   it('reads day buckets, which hold every log of their days', async () => {
     const stats = await readBucketStats(stores.clickhouse, {
       period: 'day',
