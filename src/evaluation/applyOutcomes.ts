@@ -48,10 +48,12 @@ export interface WrittenProgress {
 
 /** The writes that moved the progress, with the row versions they left. */
 function movedProgress(written: readonly { target: EvaluationTarget; write: ProgressWrite }[], versions: ReadonlyMap<string, string>): WrittenProgress[] {
-  return written.flatMap(({ target, write }) => {
+  const moved: WrittenProgress[] = [];
+  for (const { target, write } of written) {
     const rowVersion = versions.get(write.policyId);
-    return rowVersion === undefined || write.evaluatedUntil === null ? [] : [{ target, evaluatedUntil: write.evaluatedUntil, state: write.state, rowVersion }];
-  });
+    if (rowVersion !== undefined && write.evaluatedUntil !== null) moved.push({ target, evaluatedUntil: write.evaluatedUntil, state: write.state, rowVersion });
+  }
+  return moved;
 }
 
 const CHUNK = 1000;
