@@ -7,8 +7,9 @@
 // condition, and the rule options over them: a quarter pending (with reminders), a quarter
 // hysteresis, a quarter comparison, a quarter plain. Targets: a cycle ≤ 2 s, ≤ 10 ClickHouse
 // queries per period. One evaluator runs every cycle, as in the worker: the first reads every
-// policy whole, the later ones what changed (targetCache.ts). Then the evaluation one inserted record drives: the policies of one event
-// (policies / events of them), 20 times: target ≤ 50 ms (with 100 policies: --events policies/100).
+// policy whole, the later ones what changed (targetCache.ts). Then the evaluation one inserted
+// record drives: the policies of one event (policies / events of them), 20 times: target
+// ≤ 50 ms (with 100 policies: --events policies/100).
 // --statements N: after each cycle, the N Postgres statements that took the most of its time.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../src/config.js';

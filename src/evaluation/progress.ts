@@ -83,9 +83,10 @@ const WRITES_PER_STATEMENT = 10_000;
 
 /**
  * Writes the progress of policies, locked or with their row version, in one statement per
- * 10,000; returns the ids written, each with its row's new version. The join alone is planned as a hash join over a scan of the
- * whole table (in-memory index lookups cost the planner more than they do), 53 against 15 ms
- * per 1,000 of 60,000 policies: the same ids as an index condition make it read only these rows.
+ * 10,000; returns the ids written, each with its row's new version (targetCache.ts keeps it).
+ * The join alone is planned as a hash join over a scan of the whole table (in-memory index
+ * lookups cost the planner more than they do), 53 against 15 ms per 1,000 of 60,000
+ * policies: the same ids as an index condition make it read only these rows.
  */
 export async function writeProgress(db: Queryable, writes: readonly ProgressWrite[]): Promise<Map<string, string>> {
   const written = new Map<string, string>();

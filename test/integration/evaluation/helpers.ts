@@ -13,6 +13,14 @@ export const GRACE_MS = 5_000;
 /** The service's own worker would evaluate on the real clock; these tests drive evaluation themselves. */
 export const IDLE_WORKER_ENV = { EVAL_INTERVAL_MS: '86400000', EVAL_GRACE_MS: String(GRACE_MS) };
 
+/** Minute policies with each rule option that keeps state between buckets: a pending run, hysteresis, no_data, a comparison. */
+export const RULE_OPTION_POLICIES: readonly Record<string, unknown>[] = [
+  { aggregate: 'count', condition: 'gt', threshold: 2, pending_buckets: 2 },
+  { aggregate: 'max', condition: 'gt', threshold: 90, recovery_threshold: 70 },
+  { aggregate: 'average', condition: 'gt', threshold: 60, no_data: 'breach' },
+  { aggregate: 'sum', condition: 'gt', threshold: 50, compare_to: 'previous_bucket', min_count: 1 },
+];
+
 /** A minute boundary two days back: inside every retention window, away from "now". */
 export function baseMinute(): number {
   return Math.floor(Date.now() / 86_400_000) * 86_400_000 - 2 * 86_400_000 + 12 * 3_600_000;

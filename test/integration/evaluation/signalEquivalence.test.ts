@@ -5,14 +5,19 @@
 import { expect } from 'chai';
 import type { AlertJson } from '../../../src/alerts/model.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
-import { alertsOf, baseMinute, createEvent, createPolicy, evaluatorAt, GRACE_MS, IDLE_WORKER_ENV, ingestAt, MINUTE, outboxOf } from './helpers.js';
-
-const RULES: Record<string, unknown>[] = [
-  { aggregate: 'count', condition: 'gt', threshold: 2, pending_buckets: 2 },
-  { aggregate: 'max', condition: 'gt', threshold: 90, recovery_threshold: 70 },
-  { aggregate: 'average', condition: 'gt', threshold: 60, no_data: 'breach' },
-  { aggregate: 'sum', condition: 'gt', threshold: 50, compare_to: 'previous_bucket', min_count: 1 },
-];
+import {
+  alertsOf,
+  baseMinute,
+  createEvent,
+  createPolicy,
+  evaluatorAt,
+  GRACE_MS,
+  IDLE_WORKER_ENV,
+  ingestAt,
+  MINUTE,
+  outboxOf,
+  RULE_OPTION_POLICIES,
+} from './helpers.js';
 
 /** Per minute, the values logged in it (an empty list: a silent minute). */
 const MINUTES: number[][] = [[10, 20], [95, 1, 1], [80, 75, 1, 1], [60], [], [], [99, 98, 97], [65, 1], [], [5, 5, 5, 5], [91, 1, 1, 1]];
@@ -54,7 +59,7 @@ describe('evaluation driven by records: the same verdicts as the cycle alone', f
       events[kind] = await createEvent(svc, token, `equivalence.${kind}`);
       await ingestAt(svc.stores, ws, `equivalence.${kind}`, points);
     }
-    for (const rule of RULES) {
+    for (const rule of RULE_OPTION_POLICIES) {
       policies.push({
         cycle: await createPolicy(svc, token, { event_id: events.cycle, ...rule }),
         signal: await createPolicy(svc, token, { event_id: events.signal, ...rule }),
@@ -89,6 +94,6 @@ describe('evaluation driven by records: the same verdicts as the cycle alone', f
     }
     // The fixture does exercise every rule: each raised an alert, and some resolved.
     for (const { cycle } of policies) expect(await alertsOf(svc, token, cycle)).to.not.be.empty;
-    expect(alerts).to.be.at.least(RULES.length);
+    expect(alerts).to.be.at.least(RULE_OPTION_POLICIES.length);
   });
 });

@@ -8,14 +8,7 @@ import type { AlertJson } from '../../../src/alerts/model.js';
 import type { PolicyEvaluator } from '../../../src/evaluation/evaluator.js';
 import { loadEnabledTargets, type EvaluationTarget } from '../../../src/evaluation/targets.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
-import { alertsOf, baseMinute, createEvent, createPolicy, evaluatorAt, GRACE_MS, IDLE_WORKER_ENV, ingestAt, MINUTE } from './helpers.js';
-
-const RULES: Record<string, unknown>[] = [
-  { aggregate: 'count', condition: 'gt', threshold: 2, pending_buckets: 2 },
-  { aggregate: 'max', condition: 'gt', threshold: 90, recovery_threshold: 70 },
-  { aggregate: 'average', condition: 'gt', threshold: 60, no_data: 'breach' },
-  { aggregate: 'sum', condition: 'gt', threshold: 50, compare_to: 'previous_bucket', min_count: 1 },
-];
+import { alertsOf, baseMinute, createEvent, createPolicy, evaluatorAt, GRACE_MS, IDLE_WORKER_ENV, ingestAt, MINUTE, RULE_OPTION_POLICIES } from './helpers.js';
 
 /** Per minute, the values logged in it (an empty list: a silent minute). */
 const MINUTES: number[][] = [[10, 20], [95, 1, 1], [80, 75, 1, 1], [60], [], [99, 98, 97], [65, 1], [5, 5, 5, 5]];
@@ -47,7 +40,7 @@ describe('evaluation cycle: the policies kept between cycles are the ones read a
     const points = MINUTES.flatMap((values, m) => values.map((v, i) => [v, t0 + m * MINUTE + 1_000 + i * 7_000] as const));
     await ingestAt(svc.stores, ws, 'kept.targets', points);
     const policyIds: string[] = [];
-    for (const rule of RULES) policyIds.push(await createPolicy(svc, token, { event_id: eventId, ...rule }));
+    for (const rule of RULE_OPTION_POLICIES) policyIds.push(await createPolicy(svc, token, { event_id: eventId, ...rule }));
 
     const clock = { now: t0 + 500 };
     const evaluator = evaluatorAt(svc.stores, clock);
