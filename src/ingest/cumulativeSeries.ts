@@ -9,7 +9,11 @@
 
 /** The last point of a series: its time, its start (a new start means the series was reset), its totals. */
 export interface CumulativePoint {
-  readonly timeMs: number;
+  /**
+   * Nanoseconds since the epoch, OTLP's precision (remote-write's milliseconds × 10⁶): two
+   * points of a series exported within one millisecond are two points, not a retry.
+   */
+  readonly timeNs: bigint;
   readonly start: string;
   /** The running total (a sum), or the count, sum and bucket counts of a histogram. */
   readonly totals: readonly number[];
@@ -33,7 +37,7 @@ export class CumulativeSeries {
     for (const [key, point] of seen) {
       const full = `${workspaceId}\u0000${key}`;
       const held = this.last.get(full);
-      if (held !== undefined && held.timeMs > point.timeMs) continue;
+      if (held !== undefined && held.timeNs > point.timeNs) continue;
       // Deleted first so that the series moves to the end: the map's order is least recently seen first.
       this.last.delete(full);
       this.last.set(full, point);
@@ -52,9 +56,14 @@ export class CumulativeSeries {
  * buckets), is a reset: the point's totals are the increase.
  */
 export function increaseOf(previous: CumulativePoint | undefined, point: CumulativePoint, monotonicTotals: number): number[] | null {
-  if (previous === undefined || point.timeMs <= previous.timeMs) return null;
+  if (previous === undefined || point.timeNs <= previous.timeNs) return null;
   let restarted = point.start !== previous.start;
   for (let i = 0; i < monotonicTotals && !restarted; i++) restarted = point.totals[i]! < (previous.totals[i] ?? 0);
   if (restarted || previous.totals.length !== point.totals.length) return [...point.totals];
   return point.totals.map((t, i) => t - previous.totals[i]!);
+}
+
+/** Nanoseconds from the decimal text of a 64-bit integer (OTLP's time_unix_nano); 0 for anything else. */
+export function nanosOf(decimal: string): bigint {
+  return /^-?\d{1,20}$/.test(decimal) ? BigInt(decimal) : 0n;
 }

@@ -3,7 +3,7 @@
 // event = the metric name, occurred_at = time_unix_nano, meta = point, scope, then resource
 // attributes. Gauges and delta sums as they are; cumulative sums as increases per series;
 // histograms and exponential histograms as summary records (src/ingest/recordSummary.ts).
-import { type CumulativePoint, type CumulativeSeries, increaseOf } from '../../ingest/cumulativeSeries.js';
+import { type CumulativePoint, type CumulativeSeries, increaseOf, nanosOf } from '../../ingest/cumulativeSeries.js';
 import { type HistogramBucket, histogramSummary, type RecordSummary } from '../../ingest/recordSummary.js';
 import { DEFAULT_AGENT } from '../../events/model.js';
 import { addPoint, limitedMeta, type PointMapping, PointOutcome, validName } from './pointRecords.js';
@@ -132,7 +132,7 @@ export function otlpRecords(request: MetricsRequest, workspaceId: string, cumula
                 outcome.refuse('not_finite');
                 continue;
               }
-              const point = { timeMs: occurredAt, start: text(p.startTimeUnixNano), totals: [value] };
+              const point = { timeNs: nanosOf(timeKey), start: text(p.startTimeUnixNano), totals: [value] };
               const increase = increaseOf(seen.get(seriesKey) ?? cumulative.previous(workspaceId, seriesKey), point, metric.sum?.isMonotonic ? 1 : 0);
               if (increase !== null || !seen.has(seriesKey)) seen.set(seriesKey, point);
               if (increase === null) continue;
@@ -144,7 +144,7 @@ export function otlpRecords(request: MetricsRequest, workspaceId: string, cumula
           let { count, sum, buckets } = histogram;
           let { min, max } = histogram;
           if (isCumulative) {
-            const point = { timeMs: occurredAt, start: text(p.startTimeUnixNano), totals: [count, ...buckets.map((b) => b.count), sum] };
+            const point = { timeNs: nanosOf(timeKey), start: text(p.startTimeUnixNano), totals: [count, ...buckets.map((b) => b.count), sum] };
             const increase = increaseOf(seen.get(seriesKey) ?? cumulative.previous(workspaceId, seriesKey), point, buckets.length + 1);
             if (increase !== null || !seen.has(seriesKey)) seen.set(seriesKey, point);
             if (increase === null) continue;

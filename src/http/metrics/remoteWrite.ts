@@ -55,11 +55,11 @@ export function remoteWriteRecords(request: WriteRequestMessage, workspaceId: st
           outcome.refuse('not_finite');
           continue;
         }
-        const point = { timeMs: occurredAt, start: '', totals: [value] };
+        const point = { timeNs: BigInt(occurredAt) * 1_000_000n, start: '', totals: [value] };
         // Samples of a series in this request follow each other: the one before may be in it.
         const before = seen.get(seriesKey) ?? cumulative.previous(workspaceId, seriesKey);
         const increase = increaseOf(before, point, 1);
-        if (before === undefined || before.timeMs < occurredAt) seen.set(seriesKey, point);
+        if (before === undefined || before.timeNs < point.timeNs) seen.set(seriesKey, point);
         if (increase === null) continue;
         value = increase[0]!;
       }

@@ -24,7 +24,7 @@ describe('histogram summaries', () => {
 });
 
 describe('cumulative series', () => {
-  const at = (timeMs: number, total: number, start = 's') => ({ timeMs, start, totals: [total] });
+  const at = (timeNs: number, total: number, start = 's') => ({ timeNs: BigInt(timeNs), start, totals: [total] });
 
   it('prime on the first point, then give increases; a decrease or a new start is a reset', () => {
     expect(increaseOf(undefined, at(1, 10), 1)).to.equal(null);
@@ -35,6 +35,37 @@ describe('cumulative series', () => {
     expect(increaseOf(at(2, 15), at(2, 15), 1)).to.equal(null);
     // A non-monotonic sum may go down.
     expect(increaseOf(at(2, 15), at(3, 12), 0)).to.deep.equal([-3]);
+  });
+
+  it('count each of two points of a series exported within one millisecond', () => {
+    const series = new CumulativeSeries(10);
+    const ms = Date.now();
+    const upDown = (timeUnixNano: string, asInt: number) => ({
+      resourceMetrics: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'svc' } }] },
+          scopeMetrics: [
+            {
+              metrics: [
+                { name: 'in_flight', sum: { aggregationTemporality: 2, isMonotonic: false, dataPoints: [{ startTimeUnixNano: '1', timeUnixNano, asInt }] } },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const values: number[] = [];
+    // 5, then 3 a few hundred microseconds later, then 8 in the next millisecond: increases −2 and +5.
+    for (const [time, level] of [
+      [`${ms}000000`, 5],
+      [`${ms}000400`, 3],
+      [`${ms + 1}000000`, 8],
+    ] as const) {
+      const { outcome, seen } = otlpRecords(upDown(time, level), 'w', series, ms);
+      series.commit('w', seen);
+      values.push(...outcome.records.map((r) => r.value));
+    }
+    expect(values).to.deep.equal([-2, 5]);
   });
 
   it('forget the least recently seen series past the bound', () => {
