@@ -46,12 +46,17 @@ export interface TargetSnapshot {
 
 type TargetRow = Omit<EvaluationTarget, 'snapshot'> & RunStateColumns & { row_version: string; event_version: string; has_open_alert: boolean };
 
+/** A policy `p` with the event `e` it watches. */
+const POLICY_AND_EVENT = 'policies AS p JOIN event_definitions AS e ON e.event_id = p.event_id AND e.user_id = p.workspace_id';
+/** TargetSnapshot's versions, read the same way by the whole read and the versions-only one. */
+const VERSION_COLUMNS = 'p.xmin::text AS row_version, e.xmin::text AS event_version';
+
 const SELECT_TARGETS = `
   SELECT p.policy_id, p.workspace_id, p.event_id, p.title, p.channel, p.period, p.aggregate, p.condition, p.threshold,
          p.severity, p.pending_buckets, p.recovery_threshold, p.no_data, p.compare_to, p.min_count, p.updated_at,
-         p.evaluated_until, e.agent, e.event, e.timezone, p.xmin::text AS row_version, e.xmin::text AS event_version, ${RUN_STATE_COLUMNS},
+         p.evaluated_until, e.agent, e.event, e.timezone, ${VERSION_COLUMNS}, ${RUN_STATE_COLUMNS},
          EXISTS (SELECT 1 FROM alerts AS a WHERE a.policy_id = p.policy_id AND a.status IN ('triggered', 'acknowledged')) AS has_open_alert
-  FROM policies AS p JOIN event_definitions AS e ON e.event_id = p.event_id AND e.user_id = p.workspace_id`;
+  FROM ${POLICY_AND_EVENT}`;
 
 function targetOf(row: TargetRow): EvaluationTarget {
   const { row_version, event_version, has_open_alert, breach_run, breach_started_at, breach_peak, silent_since, alerted_until, ...target } = row;
@@ -77,10 +82,7 @@ export async function loadEnabledTargetsById(db: Queryable, policyIds: readonly 
 
 /** Each enabled policy's row version and its event's (TargetSnapshot): a read of two numbers a policy. */
 export async function loadEnabledTargetVersions(db: Queryable): Promise<{ policy_id: string; row_version: string; event_version: string }[]> {
-  return db.query(
-    `SELECT p.policy_id, p.xmin::text AS row_version, e.xmin::text AS event_version
-     FROM policies AS p JOIN event_definitions AS e ON e.event_id = p.event_id AND e.user_id = p.workspace_id WHERE p.enabled`,
-  );
+  return db.query(`SELECT p.policy_id, ${VERSION_COLUMNS} FROM ${POLICY_AND_EVENT} WHERE p.enabled`);
 }
 
 /** The policies that have an open alert (triggered or acknowledged). */
