@@ -47,10 +47,6 @@ describe('evaluation cycle: the policies kept between cycles are the ones read a
     await evaluator.evaluateDuePolicies();
     await expectKeptAsRead(evaluator, 'first cycle');
 
-    const open = async (): Promise<AlertJson[]> => {
-      const res = await svc.request<AlertJson[]>('GET', '/v1.0/alerts?status=triggered&limit=1000', { token });
-      return res.body;
-    };
     let resolvedByHand = false;
     for (let m = 0; m < MINUTES.length; m++) {
       const start = t0 + m * MINUTE;
@@ -71,7 +67,7 @@ describe('evaluation cycle: the policies kept between cycles are the ones read a
         const kept = await expectKeptAsRead(evaluator, 'event timezone changed');
         expect(kept.every((t) => t.timezone === 'Asia/Kolkata')).to.equal(true);
       }
-      const [alert] = await open();
+      const [alert] = (await svc.request<AlertJson[]>('GET', '/v1.0/alerts?status=triggered&limit=1000', { token })).body;
       if (!resolvedByHand && alert) {
         expect((await svc.request('POST', `/v1.0/alerts/${alert.alert_id}/resolve`, { token })).status).to.equal(200);
         const kept = await expectKeptAsRead(evaluator, 'alert resolved by hand');
