@@ -2,17 +2,12 @@
 // evaluation decided: every place an alert is raised, changed or resolved. Reads take the
 // workspace and filter by it: another workspace's alert is simply not found.
 import { conflict, notFound } from '../errors.js';
-import type { Page } from '../page.js';
 import type { PostgresStore, Queryable } from '../stores/postgres.js';
 import { ackTokenMatches } from './ackTokens.js';
-import type { AcknowledgedVia, Alert, AlertStatus } from './model.js';
+import type { AcknowledgedVia, Alert } from './model.js';
 import { insertNotifications, type NewNotification } from './outbox.js';
-import { findAlert, findAlertById, insertAlerts, listAlertRows, lockOpenAlerts, setAlertStatus, updateAlerts } from './store.js';
+import { findAlert, findAlertById, insertAlerts, lockOpenAlerts, setAlertStatus, updateAlerts } from './store.js';
 import { isRepeated, transitionFor, type AlertAction } from './transitions.js';
-
-export function listAlerts(db: Queryable, workspaceId: string, page: Page, status?: AlertStatus): Promise<Alert[]> {
-  return listAlertRows(db, workspaceId, page, status);
-}
 
 export async function getAlert(db: Queryable, workspaceId: string, alertId: string): Promise<Alert> {
   const alert = await findAlert(db, workspaceId, alertId);

@@ -22,6 +22,31 @@ export function listAlertRows(db: Queryable, workspaceId: string, page: Page, st
   );
 }
 
+/** An alert as a list names it: its id and its row version (xmin, which every write to the row changes). */
+export interface AlertVersion {
+  alert_id: string;
+  version: string;
+}
+
+/** The page listAlertRows reads, as ids and row versions only. */
+export function listAlertVersions(db: Queryable, workspaceId: string, page: Page, status?: AlertStatus): Promise<AlertVersion[]> {
+  return db.query<AlertVersion>(
+    `SELECT alert_id, xmin::text AS version FROM alerts
+     WHERE workspace_id = $1 AND ($2::text IS NULL OR status = $2)
+     ORDER BY triggered_at DESC, alert_id DESC LIMIT $3 OFFSET $4`,
+    [workspaceId, status ?? null, page.limit, page.offset],
+  );
+}
+
+/** These alerts of the workspace as they are now, each with its row version. */
+export function readAlertsWithVersions(db: Queryable, workspaceId: string, alertIds: readonly string[]): Promise<(Alert & AlertVersion)[]> {
+  if (alertIds.length === 0) return Promise.resolve([]);
+  return db.query<Alert & AlertVersion>(`SELECT ${READ_COLUMNS}, xmin::text AS version FROM alerts WHERE workspace_id = $1 AND alert_id = ANY ($2::uuid[])`, [
+    workspaceId,
+    alertIds,
+  ]);
+}
+
 /** The alert, or null; `forUpdate` locks it until the transaction ends. */
 export async function findAlert(db: Queryable, workspaceId: string, alertId: string, forUpdate = false): Promise<Alert | null> {
   const rows = await db.query<Alert>(`SELECT ${READ_COLUMNS} FROM alerts WHERE workspace_id = $1 AND alert_id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [

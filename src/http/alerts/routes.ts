@@ -1,7 +1,8 @@
 // Alerts (docs/api.md, Alerts). Delivery history (…/deliveries) lives with the
 // delivery routes.
-import { applyAlertAction, getAlert, listAlerts } from '../../alerts/operations.js';
+import { applyAlertAction, getAlert } from '../../alerts/operations.js';
 import { alertJson } from '../../alerts/model.js';
+import { PresentedAlertList } from '../../alerts/presentedList.js';
 import { ALERT_ACTIONS, TRANSITIONS } from '../../alerts/transitions.js';
 import type { PostgresStore } from '../../stores/postgres.js';
 import { MAX_WHOLE_ALERT_LIST, pageUpTo } from '../../page.js';
@@ -18,6 +19,7 @@ export interface AlertRoutesDeps {
 
 export function alertRoutes({ postgres, now = Date.now }: AlertRoutesDeps): ApiRouter {
   const api = new ApiRouter('alerts', '/v1.0/alerts', ['alertID']);
+  const list = new PresentedAlertList();
 
   api.add(
     {
@@ -28,8 +30,8 @@ export function alertRoutes({ postgres, now = Date.now }: AlertRoutesDeps): ApiR
       responses: { 200: { description: 'Alerts.', schema: { type: 'array', items: alertResponseSchema } }, 400: { description: 'Invalid query.' } },
     },
     async (ctx, { query }) => {
-      const alerts = await listAlerts(postgres, workspaceOf(ctx), pageUpTo(query, MAX_WHOLE_ALERT_LIST), query.status);
-      ctx.body = alerts.map(alertJson);
+      ctx.type = 'application/json';
+      ctx.body = await list.read(postgres, workspaceOf(ctx), pageUpTo(query, MAX_WHOLE_ALERT_LIST), query.status);
     },
   );
 

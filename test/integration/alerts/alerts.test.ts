@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { baseMinute, createEvent, createPolicy, IDLE_WORKER_ENV, ingestAt, MINUTE, outboxOf } from '../evaluation/helpers.js';
 import type { Json } from '../../helpers/http.js';
+import { PresentedAlertList } from '../../../src/alerts/presentedList.js';
+import type { Queryable } from '../../../src/stores/postgres.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -164,6 +166,63 @@ describe('alerts API', function () {
       const res = await svc.request('GET', `/v1.0/alerts?${bad}`, { token });
       expect(res.status, bad).to.equal(400);
     }
+  });
+
+  it('lists every write since the last read: the presented alerts kept between reads are those of the row versions listed', async () => {
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push((await triggeredAlert()).alert.alert_id as string);
+    const [acknowledged, delivered, updated] = ids as [string, string, string];
+    const listedAsRead = async (query = '') => {
+      const res = await svc.request('GET', `/v1.0/alerts${query}`, { token });
+      expect(res.status).to.equal(200);
+      for (const a of res.body as Json[]) expect(a, a.alert_id).to.deep.equal((await svc.request('GET', `/v1.0/alerts/${a.alert_id}`, { token })).body);
+      return res.body as Json[];
+    };
+    await listedAsRead();
+    await listedAsRead('?status=triggered');
+
+    // A lifecycle action, the delivery worker's first delivery, evaluation's update of an open alert, a new alert.
+    expect((await act(acknowledged, 'acknowledge')).status).to.equal(200);
+    await svc.stores.postgres.query('UPDATE alerts SET alerted_at = now() WHERE alert_id = $1', [delivered]);
+    await svc.stores.postgres.query('UPDATE alerts SET value = 11, peak_value = 11, breaching_buckets = 2 WHERE alert_id = $1', [updated]);
+    const raised = (await triggeredAlert()).alert.alert_id as string;
+
+    const all = await listedAsRead();
+    expect(all[0]!.alert_id).to.equal(raised);
+    const byId = new Map(all.map((a) => [a.alert_id, a]));
+    expect(byId.get(acknowledged)).to.include({ status: 'acknowledged', acknowledged_via: 'api' });
+    expect(byId.get(delivered)!.alerted_at).to.match(ISO_MS);
+    expect(byId.get(updated)).to.include({ value: 11, peak_value: 11, breaching_buckets: 2 });
+    const triggered = await listedAsRead('?status=triggered');
+    expect(triggered.map((a) => a.alert_id))
+      .to.include.members([raised, delivered, updated])
+      .and.not.include(acknowledged);
+  });
+
+  it('answers the list as of its first statement when an alert is written between its two', async () => {
+    const { alert } = await triggeredAlert();
+    const list = new PresentedAlertList();
+    const page = { limit: 10_000, offset: 0 };
+    await list.read(svc.stores.postgres, ws, page);
+    await svc.stores.postgres.query('UPDATE alerts SET value = 12 WHERE alert_id = $1', [alert.alert_id]);
+    // Between the listing of versions and the read of the changed alerts, the alert is acknowledged, the first time only.
+    let listings = 0;
+    let written = false;
+    const racing: Queryable = {
+      query: async (text, params) => {
+        if (text.includes('ORDER BY triggered_at')) listings++;
+        if (text.includes('alert_id = ANY') && !written) {
+          written = true;
+          await svc.stores.postgres.query(`UPDATE alerts SET status = 'acknowledged', acknowledged_at = now() WHERE alert_id = $1`, [alert.alert_id]);
+        }
+        return svc.stores.postgres.query(text, params);
+      },
+    };
+    const triggered = JSON.parse(await list.read(racing, ws, page, 'triggered')) as Json[];
+    expect(listings, 'listed again after the write').to.equal(2);
+    expect(triggered.map((a) => a.alert_id)).not.to.include(alert.alert_id);
+    const all = JSON.parse(await list.read(svc.stores.postgres, ws, page)) as Json[];
+    expect(all.find((a) => a.alert_id === alert.alert_id)).to.include({ status: 'acknowledged', value: 12 });
   });
 
   it('keeps one open alert per policy: a breach with an open alert updates it; after a manual resolve only a later breaching bucket raises', async () => {
