@@ -307,8 +307,10 @@ export async function recordAttemptResults(db: Queryable, results: readonly Atte
   const alerted = completed.filter((row) => row.status === 'delivered' && row.kind === 'alert');
   if (alerted.length > 0) {
     await db.query(
-      `UPDATE alerts SET alerted_at = COALESCE(alerted_at, now())
-       WHERE (workspace_id, alert_id) IN (SELECT * FROM unnest($1::text[], $2::uuid[]))`,
+      // Only an alert not yet delivered: a row rewritten with its own value is still a new
+      // row version (work for the store, and every reader that keeps rows by version).
+      `UPDATE alerts SET alerted_at = now()
+       WHERE alerted_at IS NULL AND (workspace_id, alert_id) IN (SELECT * FROM unnest($1::text[], $2::uuid[]))`,
       [alerted.map((row) => row.workspaceId), alerted.map((row) => row.alertId)],
     );
   }

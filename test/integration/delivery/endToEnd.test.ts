@@ -1,6 +1,6 @@
 // Through the public API only, as a user would: a log breaches a policy, the evaluation
 // worker raises an alert, the delivery worker sends it to a webhook; resolving the alert
-// sends the resolved notification; the history and alerted_at show it.
+// sends the resolved notification; the history and alerted_at (the first delivery's time) show it.
 import { expect } from 'chai';
 import { FakeHttpServer } from '../../helpers/fakeProviders.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
@@ -75,5 +75,7 @@ describe('log → alert → webhook', function () {
     expect(history.map((a: { type: string }) => a.type)).to.deep.equal(['alert.resolved', 'alert.triggered']);
     expect(history[0]).to.include({ destination_id: destination.destination_id, channel: 'webhook', kind: 'alert', response_status: 200 });
     expect(requests.map((r) => r.headers['idempotency-key'])).to.deep.equal(history.map((a: { notification_id: string }) => a.notification_id).reverse());
+    // alerted_at is the first delivery's time: the resolution's delivery leaves it.
+    expect((await api('GET', `/v1.0/alerts/${alertId}`)).alerted_at).to.equal(alert.alerted_at);
   });
 });
