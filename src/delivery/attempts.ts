@@ -139,6 +139,35 @@ export interface SlotBounds {
   readonly busyWorkspaces: ReadonlyMap<string, number>;
 }
 
+/** The destinations or workspaces whose sends held by this worker have reached their bound. */
+function atBound(held: ReadonlyMap<string, number>, bound: number): string[] {
+  const full: string[] = [];
+  for (const [key, n] of held) if (n >= bound) full.push(key);
+  return full;
+}
+
+/**
+ * Of the candidates, oldest first, the first `limit` whose destination and workspace still
+ * have a slot: each candidate takes its destination's next slot and, when that one is within
+ * the bound, its workspace's next.
+ */
+function withinBounds(candidates: readonly Candidate[], limit: number, bounds: SlotBounds): string[] {
+  const destinations = new Map(bounds.busyDestinations);
+  const workspaces = new Map(bounds.busyWorkspaces);
+  const allowed: string[] = [];
+  for (const c of candidates) {
+    const destinationSlot = (destinations.get(c.destination_id) ?? 0) + 1;
+    destinations.set(c.destination_id, destinationSlot);
+    if (destinationSlot > bounds.perDestination) continue;
+    const workspaceSlot = (workspaces.get(c.workspace_id) ?? 0) + 1;
+    workspaces.set(c.workspace_id, workspaceSlot);
+    if (workspaceSlot > bounds.perWorkspace) continue;
+    allowed.push(c.attempt_id);
+    if (allowed.length === limit) break;
+  }
+  return allowed;
+}
+
 /**
  * Whether any attempt is due: one statement on the due index, so that an idle poll skips the
  * claim below, which Postgres plans anew at each call (5-8 ms on the embedded one under
@@ -154,40 +183,40 @@ export async function hasDueAttempts(db: Queryable): Promise<boolean> {
 /** Due rows looked at per claim, per free slot: enough to find other destinations behind one with a backlog. */
 const CANDIDATES_PER_SLOT = 8;
 
+interface Candidate {
+  attempt_id: string;
+  destination_id: string;
+  workspace_id: string;
+}
+
 /**
  * Takes up to `limit` due attempts for this worker for `leaseMs`, oldest first, without
  * letting one destination or one workspace hold more than its bound of this worker's sends
  * (counting those already in flight): a target that hangs then delays only its own attempts.
+ * Two statements, each led by an index: the oldest due attempts of the destinations and
+ * workspaces below their bound (a walk of the due index that stops after a few slots'
+ * worth), then, of those the bounds allow (withinBounds), the ones still due, locked and
+ * leased, skipping what another worker holds. One statement that allotted the slots with
+ * window functions read every due attempt at each claim: 18-20 ms a claim with 10,000 due.
  */
 export async function claimDueAttempts(db: Queryable, limit: number, leaseMs: number, bounds: SlotBounds): Promise<ClaimedAttempt[]> {
+  const candidates = await db.query<Candidate>(
+    `SELECT attempt_id, destination_id, workspace_id FROM delivery_attempts
+     WHERE status = 'pending' AND next_attempt_at <= now()
+       AND destination_id <> ALL ($1::uuid[]) AND workspace_id <> ALL ($2::text[])
+     ORDER BY next_attempt_at LIMIT $3`,
+    [atBound(bounds.busyDestinations, bounds.perDestination), atBound(bounds.busyWorkspaces, bounds.perWorkspace), limit * CANDIDATES_PER_SLOT],
+  );
+  const allowed = withinBounds(candidates, limit, bounds);
+  if (allowed.length === 0) return [];
   const rows = await db.query<ClaimRow>(
-    `WITH busy_destinations AS (
-       SELECT * FROM unnest($3::uuid[], $4::int[]) AS b(destination_id, n)
-     ), busy_workspaces AS (
-       SELECT * FROM unnest($5::text[], $6::int[]) AS b(workspace_id, n)
-     ), candidates AS (
-       SELECT a.attempt_id, a.destination_id, a.workspace_id, a.next_attempt_at FROM delivery_attempts a
-       WHERE a.status = 'pending' AND a.next_attempt_at <= now()
-         AND NOT EXISTS (SELECT 1 FROM busy_destinations b WHERE b.destination_id = a.destination_id AND b.n >= $7)
-         AND NOT EXISTS (SELECT 1 FROM busy_workspaces b WHERE b.workspace_id = a.workspace_id AND b.n >= $8)
-       ORDER BY a.next_attempt_at LIMIT $9
-     ), within_destination AS (
-       SELECT c.*, COALESCE(b.n, 0) + row_number() OVER (PARTITION BY c.destination_id ORDER BY c.next_attempt_at, c.attempt_id) AS slot
-       FROM candidates c LEFT JOIN busy_destinations b ON b.destination_id = c.destination_id
-     ), within_workspace AS (
-       SELECT d.attempt_id, d.next_attempt_at,
-              COALESCE(b.n, 0) + row_number() OVER (PARTITION BY d.workspace_id ORDER BY d.next_attempt_at, d.attempt_id) AS slot
-       FROM within_destination d LEFT JOIN busy_workspaces b ON b.workspace_id = d.workspace_id
-       WHERE d.slot <= $7
-     ), allowed AS (
-       SELECT attempt_id FROM within_workspace WHERE slot <= $8 ORDER BY next_attempt_at LIMIT $1
-     ), due AS (
-       SELECT a.attempt_id FROM delivery_attempts a JOIN allowed USING (attempt_id)
-       WHERE a.status = 'pending' AND a.next_attempt_at <= now()
-       FOR UPDATE OF a SKIP LOCKED
+    `WITH due AS (
+       SELECT attempt_id FROM delivery_attempts
+       WHERE attempt_id = ANY ($1::uuid[]) AND status = 'pending' AND next_attempt_at <= now()
+       FOR UPDATE SKIP LOCKED
      ), claimed AS (
        UPDATE delivery_attempts a SET next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now()
-       FROM due WHERE a.attempt_id = due.attempt_id
+       WHERE a.attempt_id = ANY ($1::uuid[]) AND a.attempt_id IN (SELECT attempt_id FROM due)
        RETURNING a.attempt_id, a.workspace_id, a.alert_id, a.notification_id, a.kind, a.type, a.attempt, a.destination_id
      )
      SELECT c.attempt_id, c.workspace_id, c.alert_id, c.notification_id, c.kind, c.type, c.attempt, c.destination_id,
@@ -197,18 +226,11 @@ export async function claimDueAttempts(db: Queryable, limit: number, leaseMs: nu
      JOIN destinations d ON d.destination_id = c.destination_id
      JOIN workspaces w ON w.user_id = c.workspace_id
      LEFT JOIN alert_notifications n ON n.notification_id = c.notification_id`,
-    [
-      limit,
-      leaseMs,
-      [...bounds.busyDestinations.keys()],
-      [...bounds.busyDestinations.values()],
-      [...bounds.busyWorkspaces.keys()],
-      [...bounds.busyWorkspaces.values()],
-      bounds.perDestination,
-      bounds.perWorkspace,
-      limit * CANDIDATES_PER_SLOT,
-    ],
+    [allowed, leaseMs],
   );
+  // Oldest first, as the worker queues them.
+  const order = new Map(allowed.map((id, i) => [id, i]));
+  rows.sort((a, b) => order.get(a.attempt_id)! - order.get(b.attempt_id)!);
   return rows.map((r) => ({
     attemptId: r.attempt_id,
     workspaceId: r.workspace_id,
