@@ -3,10 +3,11 @@
 // one process is raising and delivering. Reading and presenting 1,000 alerts costs about
 // 18 ms of that process on the embedded store (most of it Postgres producing and `pg`
 // parsing 37 columns a row); reading only their ids and row versions (xmin, which every
-// write to a row changes) about 2 ms. So each alert's presented JSON is kept with the version it was presented from, and a
-// read lists ids and versions, then reads whole only the alerts that are new or changed since.
-// The answer is exactly what one statement would have read when the versions were listed:
-// an alert written again between the two reads makes the read start over.
+// write to a row changes) about 2 ms. So each alert's presented JSON is kept with the
+// version it was presented from, and a read lists ids and versions, then reads whole only
+// the alerts that are new or changed since. The answer is exactly what one statement would
+// have read when the versions were listed: an alert written again between the two reads
+// makes the read start over.
 import type { Page } from '../page.js';
 import type { Queryable } from '../stores/postgres.js';
 import { alertJson, type AlertStatus } from './model.js';

@@ -13,13 +13,19 @@ export const ALERT_COLUMNS = `alert_id, workspace_id, policy_id, event_id, agent
 /** What reads return: the columns evaluation writes, and how the alert was acknowledged (set by the lifecycle actions only). */
 const READ_COLUMNS = `${ALERT_COLUMNS}, acknowledged_via`;
 
-export function listAlertRows(db: Queryable, workspaceId: string, page: Page, status?: AlertStatus): Promise<Alert[]> {
-  return db.query<Alert>(
-    `SELECT ${READ_COLUMNS} FROM alerts
+/**
+ * A page of the workspace's alerts, newest first, with `status` or any: what the list reads,
+ * whole or as ids and versions. Written once: PresentedAlertList's answer is exact only
+ * while both read the same page.
+ */
+const LIST_PAGE = `FROM alerts
      WHERE workspace_id = $1 AND ($2::text IS NULL OR status = $2)
-     ORDER BY triggered_at DESC, alert_id DESC LIMIT $3 OFFSET $4`,
-    [workspaceId, status ?? null, page.limit, page.offset],
-  );
+     ORDER BY triggered_at DESC, alert_id DESC LIMIT $3 OFFSET $4`;
+
+const listPageParams = (workspaceId: string, page: Page, status?: AlertStatus) => [workspaceId, status ?? null, page.limit, page.offset];
+
+export function listAlertRows(db: Queryable, workspaceId: string, page: Page, status?: AlertStatus): Promise<Alert[]> {
+  return db.query<Alert>(`SELECT ${READ_COLUMNS} ${LIST_PAGE}`, listPageParams(workspaceId, page, status));
 }
 
 /** An alert as a list names it: its id and its row version (xmin, which every write to the row changes). */
@@ -30,12 +36,7 @@ export interface AlertVersion {
 
 /** The page listAlertRows reads, as ids and row versions only. */
 export function listAlertVersions(db: Queryable, workspaceId: string, page: Page, status?: AlertStatus): Promise<AlertVersion[]> {
-  return db.query<AlertVersion>(
-    `SELECT alert_id, xmin::text AS version FROM alerts
-     WHERE workspace_id = $1 AND ($2::text IS NULL OR status = $2)
-     ORDER BY triggered_at DESC, alert_id DESC LIMIT $3 OFFSET $4`,
-    [workspaceId, status ?? null, page.limit, page.offset],
-  );
+  return db.query<AlertVersion>(`SELECT alert_id, xmin::text AS version ${LIST_PAGE}`, listPageParams(workspaceId, page, status));
 }
 
 /** These alerts of the workspace as they are now, each with its row version. */
