@@ -131,33 +131,41 @@ export class PolicyEvaluator {
     return { ...report, reminders: 0, policyIds: targets.map((t) => t.policy_id), recheckAt };
   }
 
+  /**
+   * Reads the numbers of every period's due buckets, then judges and applies one period at a
+   * time: each period's read is started at once (ClickHouse answers off the main thread, one
+   * query after another in-process), so the later periods are read while the earlier ones
+   * are judged and written to Postgres.
+   */
   private async evaluateTargets(targets: readonly EvaluationTarget[], now: number): Promise<Omit<CycleReport, 'reminders'> & { plans: Plan[] }> {
     const plans = targets.map(plannerAt(now, this.deps.graceMs));
     const dueOf = dueBucketsMemo();
-    const outcomes: PolicyOutcome[] = [];
-    for (const [period, group] of groupByPeriod(plans)) {
+    const periods = [...groupByPeriod(plans).entries()].map(([period, group]) => {
       const due = group.map((plan) => ({ plan, buckets: dueOf(plan) }));
-      const stats = await readDueStats(
+      const stats = readDueStats(
         this.deps.clickhouse,
         period,
         due.map((d) => ({ policy: d.plan.target, buckets: d.buckets })),
       );
+      // Awaited in turn below; a failure is not left unhandled while an earlier period is applied.
+      stats.catch(() => undefined);
+      return { due, stats };
+    });
+    const total = { evaluations: 0, raised: 0, resolved: 0 };
+    for (const { due, stats } of periods) {
+      const table = await stats;
+      const outcomes: PolicyOutcome[] = [];
       for (const { plan, buckets } of due) {
-        const outcome = outcomeOf(plan, buckets, stats);
+        const outcome = outcomeOf(plan, buckets, table);
         if (outcome) outcomes.push(outcome);
       }
+      const result = await applyOutcomes(this.deps.postgres, outcomes, new Date(now));
+      this.targets.noteWritten(result.progress);
+      for (const o of outcomes) if (result.latest.has(o.target.policy_id)) total.evaluations += o.buckets.filter((b) => !b.early).length;
+      total.raised += result.raised;
+      total.resolved += result.resolved;
     }
-    const result = await applyOutcomes(this.deps.postgres, outcomes, new Date(now));
-    this.targets.noteWritten(result.progress);
-    const applied = outcomes.filter((o) => result.latest.has(o.target.policy_id));
-    return {
-      policies: plans.length,
-      evaluations: applied.reduce((n, o) => n + o.buckets.filter((b) => !b.early).length, 0),
-      skippedBuckets: plans.reduce((n, p) => n + p.skipped, 0),
-      raised: result.raised,
-      resolved: result.resolved,
-      plans,
-    };
+    return { policies: plans.length, ...total, skippedBuckets: plans.reduce((n, p) => n + p.skipped, 0), plans };
   }
 
   /**
