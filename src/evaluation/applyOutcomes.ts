@@ -74,7 +74,7 @@ async function applyChunk(db: PostgresStore, outcomes: readonly PolicyOutcome[],
     );
     const current = outcomes.flatMap((o) => {
       const p = progress.get(o.target.policy_id);
-      return stillCurrent(o, p) ? [{ outcome: o, state: o.run ? { ...o.run, alertedUntil: p.state.alertedUntil } : p.state }] : [];
+      return stillCurrent(o, p) ? [{ outcome: o, held: p.state, state: o.run ? { ...o.run, alertedUntil: p.state.alertedUntil } : p.state }] : [];
     });
     // Only a policy with a verdict can change its open alert: the others' are not locked.
     const judged = current.filter(({ outcome }) => outcome.buckets.some((b) => b.verdict !== 'none' || b.openVerdict !== 'none'));
@@ -91,9 +91,14 @@ async function applyChunk(db: PostgresStore, outcomes: readonly PolicyOutcome[],
       },
       now,
     );
-    const writes = current.map(({ outcome }) => ({
+    const writes = current.map(({ outcome, held }) => ({
       target: outcome.target,
-      write: { policyId: outcome.target.policy_id, evaluatedUntil: outcome.evaluatedUntil, state: changes.get(outcome.target.policy_id)!.state },
+      write: {
+        policyId: outcome.target.policy_id,
+        evaluatedUntil: outcome.evaluatedUntil,
+        state: changes.get(outcome.target.policy_id)!.state,
+        heldState: held,
+      },
     }));
     const versions = await writeProgress(
       tx,
@@ -156,7 +161,13 @@ export async function applyOutcomes(db: PostgresStore, outcomes: readonly Policy
     else
       alone.push({
         target: o.target,
-        write: { policyId: o.target.policy_id, evaluatedUntil: o.evaluatedUntil, state, rowVersion: o.target.snapshot.rowVersion },
+        write: {
+          policyId: o.target.policy_id,
+          evaluatedUntil: o.evaluatedUntil,
+          state,
+          heldState: o.target.snapshot.state,
+          rowVersion: o.target.snapshot.rowVersion,
+        },
       });
   }
   const written = await writeProgressAlone(

@@ -70,6 +70,11 @@ export interface ProgressWrite {
   readonly evaluatedUntil: number | null;
   readonly state: RunState;
   /**
+   * The run state the row holds, locked or at rowVersion: where the new state is the same
+   * (most policies, most cycles) only evaluated_until is written.
+   */
+  readonly heldState: RunState;
+  /**
    * For a row not locked: write it only if it is still this version (TargetSnapshot.rowVersion,
    * its xmin, which every write to the row changes: an edit, a disable, another worker's
    * progress, a manual evaluation's alert); a row changed meanwhile is left to the next
@@ -81,43 +86,68 @@ export interface ProgressWrite {
 const date = (t: number | null) => (t === null ? null : new Date(t));
 const WRITES_PER_STATEMENT = 10_000;
 
+const sameRunState = (a: RunState, b: RunState) =>
+  a.run === b.run && a.runStart === b.runStart && a.runPeak === b.runPeak && a.silentSince === b.silentSince && a.alertedUntil === b.alertedUntil;
+
+/** A write that moves evaluated_until alone: the run state stays as the row holds it. */
+const movesUntilOnly = (w: ProgressWrite) => w.evaluatedUntil !== null && sameRunState(w.state, w.heldState);
+
+// Both are written only where the row is still the version read (when one is given). The
+// join alone is planned as a hash join over a scan of the whole table (in-memory index
+// lookups cost the planner more than they do), 53 against 15 ms per 1,000 of 60,000
+// policies: the same ids as an index condition make it read only these rows.
+const WRITE_UNTIL = `
+  UPDATE policies AS p SET evaluated_until = u.until
+  FROM unnest($1::uuid[], $2::timestamptz[], $3::xid[]) AS u(policy_id, until, row_version)
+  WHERE p.policy_id = u.policy_id AND p.policy_id = ANY($1::uuid[]) AND (u.row_version IS NULL OR p.xmin = u.row_version)
+  RETURNING p.policy_id, p.xmin::text AS row_version`;
+const WRITE_PROGRESS = `
+  UPDATE policies AS p SET
+    evaluated_until = CASE WHEN u.moves THEN u.until ELSE p.evaluated_until END,
+    breach_run = CASE WHEN u.moves THEN u.run ELSE p.breach_run END,
+    breach_started_at = CASE WHEN u.moves THEN u.run_start ELSE p.breach_started_at END,
+    breach_peak = CASE WHEN u.moves THEN u.run_peak ELSE p.breach_peak END,
+    silent_since = CASE WHEN u.moves THEN u.silent_since ELSE p.silent_since END,
+    alerted_until = u.alerted_until
+  FROM unnest($1::uuid[], $2::boolean[], $3::timestamptz[], $4::int[], $5::timestamptz[], $6::float8[], $7::timestamptz[], $8::timestamptz[], $9::xid[])
+    AS u(policy_id, moves, until, run, run_start, run_peak, silent_since, alerted_until, row_version)
+  WHERE p.policy_id = u.policy_id AND p.policy_id = ANY($1::uuid[]) AND (u.row_version IS NULL OR p.xmin = u.row_version)
+  RETURNING p.policy_id, p.xmin::text AS row_version`;
+
 /**
- * Writes the progress of policies, locked or with their row version, in one statement per
+ * Writes the progress of policies, locked or with their row version, in statements of
  * 10,000; returns the ids written, each with its row's new version (targetCache.ts keeps it).
- * The join alone is planned as a hash join over a scan of the whole table (in-memory index
- * lookups cost the planner more than they do), 53 against 15 ms per 1,000 of 60,000
- * policies: the same ids as an index condition make it read only these rows.
+ * A write that moves evaluated_until alone (the run state as held) sets that column only:
+ * 60,000 such rows in 0.37 against 0.56 s, embedded.
  */
 export async function writeProgress(db: Queryable, writes: readonly ProgressWrite[]): Promise<Map<string, string>> {
   const written = new Map<string, string>();
-  for (let i = 0; i < writes.length; i += WRITES_PER_STATEMENT) {
-    const chunk = writes.slice(i, i + WRITES_PER_STATEMENT);
+  const untilOnly = writes.filter(movesUntilOnly);
+  const whole = untilOnly.length === 0 ? writes : writes.filter((w) => !movesUntilOnly(w));
+  const run = async (sql: string, chunks: readonly ProgressWrite[], params: (chunk: readonly ProgressWrite[]) => unknown[]) => {
+    for (let i = 0; i < chunks.length; i += WRITES_PER_STATEMENT) {
+      const rows = await db.query<{ policy_id: string; row_version: string }>(sql, params(chunks.slice(i, i + WRITES_PER_STATEMENT)));
+      for (const row of rows) written.set(row.policy_id, row.row_version);
+    }
+  };
+  await run(WRITE_UNTIL, untilOnly, (chunk) => [
+    chunk.map((w) => w.policyId),
+    chunk.map((w) => date(w.evaluatedUntil)),
+    chunk.map((w) => w.rowVersion ?? null),
+  ]);
+  await run(WRITE_PROGRESS, whole, (chunk) => {
     const column = <T>(f: (w: ProgressWrite) => T) => chunk.map(f);
-    const rows = await db.query<{ policy_id: string; row_version: string }>(
-      `UPDATE policies AS p SET
-         evaluated_until = CASE WHEN u.moves THEN u.until ELSE p.evaluated_until END,
-         breach_run = CASE WHEN u.moves THEN u.run ELSE p.breach_run END,
-         breach_started_at = CASE WHEN u.moves THEN u.run_start ELSE p.breach_started_at END,
-         breach_peak = CASE WHEN u.moves THEN u.run_peak ELSE p.breach_peak END,
-         silent_since = CASE WHEN u.moves THEN u.silent_since ELSE p.silent_since END,
-         alerted_until = u.alerted_until
-       FROM unnest($1::uuid[], $2::boolean[], $3::timestamptz[], $4::int[], $5::timestamptz[], $6::float8[], $7::timestamptz[], $8::timestamptz[], $9::xid[])
-         AS u(policy_id, moves, until, run, run_start, run_peak, silent_since, alerted_until, row_version)
-       WHERE p.policy_id = u.policy_id AND p.policy_id = ANY($1::uuid[]) AND (u.row_version IS NULL OR p.xmin = u.row_version)
-       RETURNING p.policy_id, p.xmin::text AS row_version`,
-      [
-        column((w) => w.policyId),
-        column((w) => w.evaluatedUntil !== null),
-        column((w) => date(w.evaluatedUntil)),
-        column((w) => w.state.run),
-        column((w) => date(w.state.runStart)),
-        column((w) => w.state.runPeak),
-        column((w) => date(w.state.silentSince)),
-        column((w) => date(w.state.alertedUntil)),
-        column((w) => w.rowVersion ?? null),
-      ],
-    );
-    for (const row of rows) written.set(row.policy_id, row.row_version);
-  }
+    return [
+      column((w) => w.policyId),
+      column((w) => w.evaluatedUntil !== null),
+      column((w) => date(w.evaluatedUntil)),
+      column((w) => w.state.run),
+      column((w) => date(w.state.runStart)),
+      column((w) => w.state.runPeak),
+      column((w) => date(w.state.silentSince)),
+      column((w) => date(w.state.alertedUntil)),
+      column((w) => w.rowVersion ?? null),
+    ];
+  });
   return written;
 }
