@@ -126,15 +126,29 @@ async function applyChunkRetried(db: PostgresStore, outcomes: readonly PolicyOut
 }
 
 /**
- * The run state an outcome leaves, when it writes no alert as the policy was read (no open
- * alert then, none raised): most policies, most cycles. Null otherwise.
+ * An outcome whose buckets write no alert as the policy was read (no open alert then, none
+ * raised): most policies, most cycles. What it writes is known when it is judged, its new
+ * progress, so its judged buckets need not be kept until the write (3.6 million of them in a
+ * catch-up cycle of 100,000 policies, most of its heap).
  */
-function stateWithoutAlerts(o: PolicyOutcome, now: Date): RunState | null {
-  const { snapshot } = o.target;
-  if (o.evaluatedUntil === null || o.run !== null || snapshot.hasOpenAlert) return null;
-  const changes = alertChangesFor(o.target, snapshot.state, null, o.buckets, now);
-  return changes.inserts.length === 0 && changes.notifications.length === 0 ? changes.state : null;
+export interface SettledOutcome {
+  readonly target: EvaluationTarget;
+  readonly evaluatedUntil: number;
+  readonly state: RunState;
+  /** The closed buckets it judged. */
+  readonly closedBuckets: number;
 }
+
+/** The outcome settled when its buckets write no alert as the policy was read; the outcome itself otherwise. */
+export function settle(o: PolicyOutcome, now: Date): PolicyOutcome | SettledOutcome {
+  const { snapshot } = o.target;
+  if (o.evaluatedUntil === null || o.run !== null || snapshot.hasOpenAlert) return o;
+  const changes = alertChangesFor(o.target, snapshot.state, null, o.buckets, now);
+  if (changes.inserts.length > 0 || changes.notifications.length > 0) return o;
+  return { target: o.target, evaluatedUntil: o.evaluatedUntil, state: changes.state, closedBuckets: o.buckets.filter((b) => !b.early).length };
+}
+
+export const isSettled = (o: PolicyOutcome | SettledOutcome): o is SettledOutcome => 'closedBuckets' in o;
 
 /**
  * Progress alone, without locks, for policies whose outcome writes no alert: each row written
@@ -151,20 +165,21 @@ async function writeProgressAlone(db: PostgresStore, writes: readonly ProgressWr
   }
 }
 
-export async function applyOutcomes(db: PostgresStore, outcomes: readonly PolicyOutcome[], now: Date): Promise<ApplyResult> {
+/** Applies outcomes, settled (settle) or not: an outcome not settled here is settled first. */
+export async function applyOutcomes(db: PostgresStore, outcomes: readonly (PolicyOutcome | SettledOutcome)[], now: Date): Promise<ApplyResult> {
   const total = { applied: 0, raised: 0, resolved: 0, latest: new Map<string, AlertChanges['latest']>() };
   const alone: { target: EvaluationTarget; write: ProgressWrite }[] = [];
   const rest: PolicyOutcome[] = [];
-  for (const o of outcomes) {
-    const state = stateWithoutAlerts(o, now);
-    if (state === null) rest.push(o);
+  for (const outcome of outcomes) {
+    const o = isSettled(outcome) ? outcome : settle(outcome, now);
+    if (!isSettled(o)) rest.push(o);
     else
       alone.push({
         target: o.target,
         write: {
           policyId: o.target.policy_id,
           evaluatedUntil: o.evaluatedUntil,
-          state,
+          state: o.state,
           heldState: o.target.snapshot.state,
           rowVersion: o.target.snapshot.rowVersion,
         },

@@ -14,7 +14,7 @@ import type { BucketStats, Period } from '../rollups/model.js';
 import { requireValidRule, withDefaults, type NewPolicy } from '../policies/operations.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { PostgresStore } from '../stores/postgres.js';
-import { applyOutcomes, type PolicyOutcome } from './applyOutcomes.js';
+import { applyOutcomes, isSettled, settle, type PolicyOutcome, type SettledOutcome } from './applyOutcomes.js';
 import { backtest, type BacktestPolicy, type BacktestResult } from './backtest.js';
 import { dueBucket, judgeAllDue, judgeDue, readDueStats, type DueBucket } from './dueBuckets.js';
 import { plannerAt, type Plan } from './planner.js';
@@ -151,17 +151,19 @@ export class PolicyEvaluator {
       stats.catch(() => undefined);
       return { due, stats };
     });
+    const at = new Date(now);
     const total = { evaluations: 0, raised: 0, resolved: 0 };
     for (const { due, stats } of periods) {
       const table = await stats;
-      const outcomes: PolicyOutcome[] = [];
+      // Settled as judged: the buckets of an outcome that writes no alert are not kept.
+      const outcomes: (PolicyOutcome | SettledOutcome)[] = [];
       for (const { plan, buckets } of due) {
         const outcome = outcomeOf(plan, buckets, table);
-        if (outcome) outcomes.push(outcome);
+        if (outcome) outcomes.push(settle(outcome, at));
       }
-      const result = await applyOutcomes(this.deps.postgres, outcomes, new Date(now));
+      const result = await applyOutcomes(this.deps.postgres, outcomes, at);
       this.targets.noteWritten(result.progress);
-      for (const o of outcomes) if (result.latest.has(o.target.policy_id)) total.evaluations += o.buckets.filter((b) => !b.early).length;
+      for (const o of outcomes) if (result.latest.has(o.target.policy_id)) total.evaluations += closedBucketsOf(o);
       total.raised += result.raised;
       total.resolved += result.resolved;
     }
@@ -234,6 +236,8 @@ function groupByPeriod(plans: readonly Plan[]): Map<Period, Plan[]> {
   }
   return groups;
 }
+
+const closedBucketsOf = (o: PolicyOutcome | SettledOutcome) => (isSettled(o) ? o.closedBuckets : o.buckets.filter((b) => !b.early).length);
 
 /** The verdicts of a plan's buckets; null when there is nothing to write. */
 function outcomeOf(plan: Plan, due: readonly DueBucket[], stats: BucketStatsTable): PolicyOutcome | null {
