@@ -133,22 +133,27 @@ export class PolicyEvaluator {
 
   /**
    * Reads the numbers of every period's due buckets, then judges and applies one period at a
-   * time: each period's read is started at once (ClickHouse answers off the main thread, one
-   * query after another in-process), so the later periods are read while the earlier ones
-   * are judged and written to Postgres.
+   * time. Each period's read starts as soon as the one before it has answered, so the later
+   * periods are read (ClickHouse answers off the main thread) while the earlier ones are
+   * judged and written to Postgres, and an evaluation has one query at a time in ClickHouse:
+   * in-process, chDB runs the service's queries one after another, so a console's rollup read
+   * waits behind one of them, not behind every period's.
    */
   private async evaluateTargets(targets: readonly EvaluationTarget[], now: number): Promise<Omit<CycleReport, 'reminders'> & { plans: Plan[] }> {
     const plans = targets.map(plannerAt(now, this.deps.graceMs));
     const dueOf = dueBucketsMemo();
+    let previousRead: Promise<unknown> = Promise.resolve();
     const periods = [...groupByPeriod(plans).entries()].map(([period, group]) => {
       const due = group.map((plan) => ({ plan, buckets: dueOf(plan) }));
-      const stats = readDueStats(
-        this.deps.clickhouse,
-        period,
-        due.map((d) => ({ policy: d.plan.target, buckets: d.buckets })),
+      const stats = previousRead.then(() =>
+        readDueStats(
+          this.deps.clickhouse,
+          period,
+          due.map((d) => ({ policy: d.plan.target, buckets: d.buckets })),
+        ),
       );
       // Awaited in turn below; a failure is not left unhandled while an earlier period is applied.
-      stats.catch(() => undefined);
+      previousRead = stats.catch(() => undefined);
       return { due, stats };
     });
     const at = new Date(now);

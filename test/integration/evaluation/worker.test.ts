@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import type { PolicyEvaluator } from '../../../src/evaluation/evaluator.js';
+import { PolicyEvaluator } from '../../../src/evaluation/evaluator.js';
+import type { ClickHouseStore } from '../../../src/stores/clickhouse.js';
 import { releaseLease, tryTakeLease } from '../../../src/evaluation/lease.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { alertsOf, baseMinute, createEvent, createPolicy, evaluatorAt, GRACE_MS, IDLE_WORKER_ENV, ingestAt, MINUTE, outboxOf } from './helpers.js';
@@ -240,6 +241,42 @@ describe('evaluation worker', function () {
     await evaluator.evaluateDuePolicies();
     expect(await alertsOf(svc, token, disabled)).to.have.length(0);
     expect(await alertsOf(svc, token, deleted)).to.have.length(0);
+  });
+
+  it('judges minute, hour and day policies in one cycle, one ClickHouse query at a time', async () => {
+    const event = 'three-periods';
+    const eventId = await createEvent(svc, token, event);
+    const day = Math.floor(baseMinute() / 86_400_000) * 86_400_000 + 86_400_000;
+    const hour = day + 3_600_000;
+    await ingestAt(svc.stores, ws, event, [[5, hour + 1000]]);
+    const policies = await Promise.all(
+      (['minute', 'hour', 'day'] as const).map((period) =>
+        createPolicy(svc, token, { event_id: eventId, period, aggregate: 'count', condition: 'gt', threshold: 0 }),
+      ),
+    );
+    // The service's ClickHouse client, counting the queries that are running (until their rows are read).
+    let running = 0;
+    let mostRunning = 0;
+    const client = svc.stores.clickhouse.client;
+    const query = (async (params: Parameters<typeof client.query>[0]) => {
+      running += 1;
+      mostRunning = Math.max(mostRunning, running);
+      try {
+        const rows = await (await client.query(params)).json();
+        return { json: async () => rows };
+      } finally {
+        running -= 1;
+      }
+    }) as unknown as typeof client.query;
+    const clickhouse: ClickHouseStore = { ...svc.stores.clickhouse, client: Object.assign(Object.create(client) as typeof client, { query }) };
+    // First sight once the log's hour has closed: the hour policy's last closed bucket holds it,
+    // and the day policy's open bucket fires early (a count only grows); the minute policy has none.
+    const clock = { now: hour + 3_600_000 + GRACE_MS + 1 };
+    const evaluator = new PolicyEvaluator({ postgres: svc.stores.postgres, clickhouse, graceMs: GRACE_MS, now: () => clock.now });
+    expect((await evaluator.evaluateDuePolicies()).raised).to.equal(2);
+    const bucketsAlerted = await Promise.all(policies.map(async (id) => (await alertsOf(svc, token, id)).map((a) => a.bucket_start)));
+    expect(bucketsAlerted).to.deep.equal([[], [new Date(hour).toISOString()], [new Date(day).toISOString()]]);
+    expect(mostRunning).to.equal(1);
   });
 
   it('evaluates day buckets at local midnight of the event timezone', async () => {
