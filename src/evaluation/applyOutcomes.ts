@@ -145,10 +145,13 @@ export function settle(o: PolicyOutcome, now: Date): PolicyOutcome | SettledOutc
   if (o.evaluatedUntil === null || o.run !== null || snapshot.hasOpenAlert) return o;
   const changes = alertChangesFor(o.target, snapshot.state, null, o.buckets, now);
   if (changes.inserts.length > 0 || changes.notifications.length > 0) return o;
-  return { target: o.target, evaluatedUntil: o.evaluatedUntil, state: changes.state, closedBuckets: o.buckets.filter((b) => !b.early).length };
+  return { target: o.target, evaluatedUntil: o.evaluatedUntil, state: changes.state, closedBuckets: closedBucketsOf(o) };
 }
 
-export const isSettled = (o: PolicyOutcome | SettledOutcome): o is SettledOutcome => 'closedBuckets' in o;
+const isSettled = (o: PolicyOutcome | SettledOutcome): o is SettledOutcome => 'closedBuckets' in o;
+
+/** The closed buckets an outcome judged (an early-fired open bucket is judged again once closed). */
+export const closedBucketsOf = (o: PolicyOutcome | SettledOutcome): number => (isSettled(o) ? o.closedBuckets : o.buckets.filter((b) => !b.early).length);
 
 /**
  * Progress alone, without locks, for policies whose outcome writes no alert: each row written
@@ -165,13 +168,15 @@ async function writeProgressAlone(db: PostgresStore, writes: readonly ProgressWr
   }
 }
 
-/** Applies outcomes, settled (settle) or not: an outcome not settled here is settled first. */
+/**
+ * Applies outcomes as settle returned them: a settled one's progress alone, without a lock;
+ * one settle left as it was (an open alert, an alert to write, a manual evaluation) under lock.
+ */
 export async function applyOutcomes(db: PostgresStore, outcomes: readonly (PolicyOutcome | SettledOutcome)[], now: Date): Promise<ApplyResult> {
   const total = { applied: 0, raised: 0, resolved: 0, latest: new Map<string, AlertChanges['latest']>() };
   const alone: { target: EvaluationTarget; write: ProgressWrite }[] = [];
   const rest: PolicyOutcome[] = [];
-  for (const outcome of outcomes) {
-    const o = isSettled(outcome) ? outcome : settle(outcome, now);
+  for (const o of outcomes) {
     if (!isSettled(o)) rest.push(o);
     else
       alone.push({

@@ -14,7 +14,7 @@ import type { BucketStats, Period } from '../rollups/model.js';
 import { requireValidRule, withDefaults, type NewPolicy } from '../policies/operations.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { PostgresStore } from '../stores/postgres.js';
-import { applyOutcomes, isSettled, settle, type PolicyOutcome, type SettledOutcome } from './applyOutcomes.js';
+import { applyOutcomes, closedBucketsOf, settle, type PolicyOutcome, type SettledOutcome } from './applyOutcomes.js';
 import { backtest, type BacktestPolicy, type BacktestResult } from './backtest.js';
 import { dueBucket, judgeAllDue, judgeDue, readDueStats, type DueBucket } from './dueBuckets.js';
 import { plannerAt, type Plan } from './planner.js';
@@ -241,8 +241,6 @@ function groupByPeriod(plans: readonly Plan[]): Map<Period, Plan[]> {
   }
   return groups;
 }
-
-const closedBucketsOf = (o: PolicyOutcome | SettledOutcome) => (isSettled(o) ? o.closedBuckets : o.buckets.filter((b) => !b.early).length);
 
 /** The verdicts of a plan's buckets; null when there is nothing to write. */
 function outcomeOf(plan: Plan, due: readonly DueBucket[], stats: BucketStatsTable): PolicyOutcome | null {

@@ -122,8 +122,9 @@ const WRITE_PROGRESS = `
  */
 export async function writeProgress(db: Queryable, writes: readonly ProgressWrite[]): Promise<Map<string, string>> {
   const written = new Map<string, string>();
-  const untilOnly = writes.filter(movesUntilOnly);
-  const whole = untilOnly.length === 0 ? writes : writes.filter((w) => !movesUntilOnly(w));
+  const untilOnly: ProgressWrite[] = [];
+  const whole: ProgressWrite[] = [];
+  for (const w of writes) (movesUntilOnly(w) ? untilOnly : whole).push(w);
   const run = async (sql: string, chunks: readonly ProgressWrite[], params: (chunk: readonly ProgressWrite[]) => unknown[]) => {
     for (let i = 0; i < chunks.length; i += WRITES_PER_STATEMENT) {
       const rows = await db.query<{ policy_id: string; row_version: string }>(sql, params(chunks.slice(i, i + WRITES_PER_STATEMENT)));
