@@ -77,7 +77,7 @@ async function applyChunk(db: PostgresStore, outcomes: readonly PolicyOutcome[],
       return stillCurrent(o, p) ? [{ outcome: o, held: p.state, state: o.run ? { ...o.run, alertedUntil: p.state.alertedUntil } : p.state }] : [];
     });
     // Only a policy with a verdict can change its open alert: the others' are not locked.
-    const judged = current.filter(({ outcome }) => outcome.buckets.some((b) => b.verdict !== 'none' || b.openVerdict !== 'none'));
+    const judged = current.filter(({ outcome }) => hasVerdict(outcome));
     const changes = new Map<string, AlertChanges>();
     await changeOpenAlerts(
       tx,
@@ -126,8 +126,8 @@ async function applyChunkRetried(db: PostgresStore, outcomes: readonly PolicyOut
 }
 
 /**
- * An outcome whose buckets write no alert as the policy was read (no open alert then, none
- * raised): most policies, most cycles. What it writes is known when it is judged, its new
+ * An outcome whose buckets write no alert as the policy was read (none raised, and no open
+ * alert then or no verdict to change it): most policies, most cycles. What it writes is known when it is judged, its new
  * progress, so its judged buckets need not be kept until the write (3.6 million of them in a
  * catch-up cycle of 100,000 policies, most of its heap).
  */
@@ -139,10 +139,17 @@ export interface SettledOutcome {
   readonly closedBuckets: number;
 }
 
-/** The outcome settled when its buckets write no alert as the policy was read; the outcome itself otherwise. */
+/** Whether any of the buckets has a verdict: without one, no bucket changes an alert, open or not (alerts/transitions.ts). */
+const hasVerdict = (o: PolicyOutcome) => o.buckets.some((b) => b.verdict !== 'none' || b.openVerdict !== 'none');
+
+/**
+ * The outcome settled when its buckets write no alert as the policy was read; the outcome
+ * itself otherwise. A policy with an open alert is settled too where no bucket has a verdict
+ * (an agent gone silent under a `max` rule, every cycle): its alert stays as it is.
+ */
 export function settle(o: PolicyOutcome, now: Date): PolicyOutcome | SettledOutcome {
   const { snapshot } = o.target;
-  if (o.evaluatedUntil === null || o.run !== null || snapshot.hasOpenAlert) return o;
+  if (o.evaluatedUntil === null || o.run !== null || (snapshot.hasOpenAlert && hasVerdict(o))) return o;
   const changes = alertChangesFor(o.target, snapshot.state, null, o.buckets, now);
   if (changes.inserts.length > 0 || changes.notifications.length > 0) return o;
   return { target: o.target, evaluatedUntil: o.evaluatedUntil, state: changes.state, closedBuckets: closedBucketsOf(o) };

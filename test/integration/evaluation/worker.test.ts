@@ -74,6 +74,36 @@ describe('evaluation worker', function () {
     expect(outbox[1]!.alert).to.deep.equal(read.body);
   });
 
+  it('leaves an open alert as it is while its agent is silent, and resolves it on the first bucket that clears', async () => {
+    const { event, eventId, t0 } = await fresh();
+    const policyId = await createPolicy(svc, token, { event_id: eventId, aggregate: 'max', condition: 'gt', threshold: 10 });
+    // Minute t0 breaches (15); t0+1 … t0+3 are empty (max: no verdict); t0+4 clears (3).
+    await ingestAt(svc.stores, ws, event, [
+      [15, t0 + 1000],
+      [3, t0 + 4 * MINUTE + 1000],
+    ]);
+    const clock = { now: t0 - MINUTE / 2 };
+    const evaluator = evaluatorAt(svc.stores, clock);
+    await evaluator.evaluateDuePolicies();
+    clock.now = after_(t0);
+    await evaluator.evaluateDuePolicies();
+    const [raised] = await alertsOf(svc, token, policyId);
+    expect(raised).to.include({ status: 'triggered', value: 15 });
+
+    for (let minute = 1; minute <= 3; minute++) {
+      clock.now = after_(t0 + minute * MINUTE);
+      await evaluator.evaluateDuePolicies();
+      expect(await alertsOf(svc, token, policyId), `after empty minute ${minute}`).to.deep.equal([raised]);
+    }
+    // A restart in the silence judges none of its minutes again, and the next one still resolves.
+    clock.now = after_(t0 + 4 * MINUTE);
+    const report = await evaluatorAt(svc.stores, clock).evaluateEvents([eventId]);
+    expect(report).to.include({ evaluations: 1, resolved: 1 });
+    const [resolved] = await alertsOf(svc, token, policyId);
+    expect(resolved).to.include({ alert_id: raised!.alert_id, status: 'resolved', value: 15, bucket_start: new Date(t0).toISOString() });
+    expect((await outboxOf(svc.stores, policyId)).map((o) => o.type)).to.deep.equal(['alert.triggered', 'alert.resolved']);
+  });
+
   it('fires early on an open bucket only where the verdict cannot change', async () => {
     const { event, eventId, t0 } = await fresh();
     const rules = {
