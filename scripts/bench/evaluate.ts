@@ -69,7 +69,10 @@ await runBench('evaluate', async () => {
     met &&= cycleMet;
     process.stdout.write(
       `${label}: ${ms.toFixed(0)} ms for ${report.policies} enabled policies; ${report.evaluations} closed buckets evaluated, ` +
-        `${report.raised} alerts raised, ${report.resolved} resolved, ${report.reminders} reminders; ` +
+        `${report.raised} alerts raised, ${report.resolved} resolved, ${report.reminders} reminders` +
+        (counts.notificationsCommittedAt === null
+          ? '; '
+          : ` (their notifications committed ${(counts.notificationsCommittedAt - started).toFixed(0)} ms into the cycle); `) +
         `ClickHouse queries: ${perTable} (${counts.clickhouseMs.toFixed(0)} ms inside); ` +
         `Postgres: ${counts.postgresStatements} statements in ${counts.postgresTransactions} transactions (+ BEGIN/COMMIT each, ${counts.postgresMs.toFixed(0)} ms inside); ` +
         `target ≤ ${TARGET_CYCLE_MS} ms and ≤ ${TARGET_QUERIES_PER_PERIOD} ClickHouse queries per period: ${cycleMet ? 'met' : 'NOT MET'}\n`,

@@ -14,6 +14,8 @@ export interface QueryCounts {
   clickhouseMs: number;
   /** Postgres statements by their opening words: how many, and the time inside them (ms). */
   postgresByStatement: Map<string, { count: number; ms: number }>;
+  /** When (performance.now()) the last transaction that wrote notifications committed: the cycle's last page could leave then. */
+  notificationsCommittedAt: number | null;
 }
 
 export const newCounts = (): QueryCounts => ({
@@ -23,6 +25,7 @@ export const newCounts = (): QueryCounts => ({
   clickhouse: new Map(),
   clickhouseMs: 0,
   postgresByStatement: new Map(),
+  notificationsCommittedAt: null,
 });
 
 /** A statement's opening words, enough to tell the statements of a cycle apart. */
@@ -37,9 +40,10 @@ export function slowestStatements(counts: QueryCounts, top: number): string[] {
 }
 
 export function countingPostgres(store: PostgresStore, counts: QueryCounts): PostgresStore {
-  const counted = (q: Queryable): Queryable => ({
+  const counted = (q: Queryable, seen?: { notifications: boolean }): Queryable => ({
     async query(text, params) {
       counts.postgresStatements += 1;
+      if (seen && /INSERT INTO alert_notifications\b/.test(text)) seen.notifications = true;
       const started = performance.now();
       try {
         return await q.query(text, params);
@@ -57,9 +61,12 @@ export function countingPostgres(store: PostgresStore, counts: QueryCounts): Pos
   return {
     ...store,
     ...counted(store),
-    transaction(fn) {
+    async transaction(fn) {
       counts.postgresTransactions += 1;
-      return store.transaction((tx) => fn(counted(tx)));
+      const seen = { notifications: false };
+      const result = await store.transaction((tx) => fn(counted(tx, seen)));
+      if (seen.notifications) counts.notificationsCommittedAt = performance.now();
+      return result;
     },
   } as PostgresStore;
 }
