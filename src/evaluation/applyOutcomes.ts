@@ -4,8 +4,8 @@
 // left alone), applies the buckets to their open alerts from the run state kept with each
 // policy (alertChanges.ts decides, src/alerts/ locks and writes, in one call), and writes the
 // new progress and state. No ClickHouse query runs inside it. A policy whose buckets write no
-// alert, as it was read, skips all that: its progress is written in one statement for
-// thousands, without a lock, each row only if it is still the version read.
+// alert, as it was read, skips all that (settle): its progress is written in one statement
+// for thousands, without a lock, each row only if it is still the version read.
 import { changeOpenAlerts } from '../alerts/operations.js';
 import { alertChangesFor, type AlertChanges, type JudgedBucket, type RunState } from './alertChanges.js';
 import { sqlState, type PostgresStore } from '../stores/postgres.js';
@@ -155,57 +155,48 @@ export function settle(o: PolicyOutcome, now: Date): PolicyOutcome | SettledOutc
   return { target: o.target, evaluatedUntil: o.evaluatedUntil, state: changes.state, closedBuckets: closedBucketsOf(o) };
 }
 
-const isSettled = (o: PolicyOutcome | SettledOutcome): o is SettledOutcome => 'closedBuckets' in o;
+export const isSettled = (o: PolicyOutcome | SettledOutcome): o is SettledOutcome => 'closedBuckets' in o;
 
 /** The closed buckets an outcome judged (an early-fired open bucket is judged again once closed). */
 export const closedBucketsOf = (o: PolicyOutcome | SettledOutcome): number => (isSettled(o) ? o.closedBuckets : o.buckets.filter((b) => !b.early).length);
 
 /**
- * Progress alone, without locks, for policies whose outcome writes no alert: each row written
- * only if it is still the version read (progress.ts). Rows are written in no set order, so
- * against a worker locking some of them in id order Postgres may abort the statement, which
- * then wrote nothing: the next evaluation redoes those policies.
+ * Progress alone, without locks, for outcomes settle settled: each row written only if it is
+ * still the version read (progress.ts). Rows are written in no set order, so against a worker
+ * locking some of them in id order Postgres may abort the statement, which then wrote
+ * nothing: the next evaluation redoes those policies. Returns the progress written.
  */
-async function writeProgressAlone(db: PostgresStore, writes: readonly ProgressWrite[]): Promise<Map<string, string>> {
+export async function writeSettledProgress(db: PostgresStore, settled: readonly SettledOutcome[]): Promise<WrittenProgress[]> {
+  const writes = settled.map((o) => ({
+    target: o.target,
+    write: {
+      policyId: o.target.policy_id,
+      evaluatedUntil: o.evaluatedUntil,
+      state: o.state,
+      heldState: o.target.snapshot.state,
+      rowVersion: o.target.snapshot.rowVersion,
+    },
+  }));
   try {
-    return await writeProgress(db, writes);
+    return movedProgress(
+      writes,
+      await writeProgress(
+        db,
+        writes.map((w) => w.write),
+      ),
+    );
   } catch (err) {
     if (sqlState(err) !== DEADLOCK_DETECTED) throw err;
-    return new Map();
+    return [];
   }
 }
 
-/**
- * Applies outcomes as settle returned them: a settled one's progress alone, without a lock;
- * one settle left as it was (an open alert, an alert to write, a manual evaluation) under lock.
- */
-export async function applyOutcomes(db: PostgresStore, outcomes: readonly (PolicyOutcome | SettledOutcome)[], now: Date): Promise<ApplyResult> {
+/** Applies outcomes that settle left as they were (an open alert, an alert to write, a manual evaluation): under lock, a chunk a transaction. */
+export async function applyOutcomes(db: PostgresStore, outcomes: readonly PolicyOutcome[], now: Date): Promise<ApplyResult> {
   const total = { applied: 0, raised: 0, resolved: 0, latest: new Map<string, AlertChanges['latest']>() };
-  const alone: { target: EvaluationTarget; write: ProgressWrite }[] = [];
-  const rest: PolicyOutcome[] = [];
-  for (const o of outcomes) {
-    if (!isSettled(o)) rest.push(o);
-    else
-      alone.push({
-        target: o.target,
-        write: {
-          policyId: o.target.policy_id,
-          evaluatedUntil: o.evaluatedUntil,
-          state: o.state,
-          heldState: o.target.snapshot.state,
-          rowVersion: o.target.snapshot.rowVersion,
-        },
-      });
-  }
-  const written = await writeProgressAlone(
-    db,
-    alone.map((a) => a.write),
-  );
-  total.applied += written.size;
-  for (const id of written.keys()) total.latest.set(id, null);
-  const progress = [movedProgress(alone, written)];
-  for (let i = 0; i < rest.length; i += CHUNK) {
-    const r = await applyChunkRetried(db, rest.slice(i, i + CHUNK), now);
+  const progress: WrittenProgress[][] = [];
+  for (let i = 0; i < outcomes.length; i += CHUNK) {
+    const r = await applyChunkRetried(db, outcomes.slice(i, i + CHUNK), now);
     total.applied += r.applied;
     total.raised += r.raised;
     total.resolved += r.resolved;
