@@ -4,8 +4,9 @@
 // left alone), applies the buckets to their open alerts from the run state kept with each
 // policy (alertChanges.ts decides, src/alerts/ locks and writes, in one call), and writes the
 // new progress and state. No ClickHouse query runs inside it. A policy whose buckets write no
-// alert, as it was read, skips all that (settle): its progress is written in one statement
-// for thousands, without a lock, each row only if it is still the version read.
+// alert, as it was read, skips all that (settle): its progress is written after the cycle's
+// alerts (SettledProgressWriter), in one statement for thousands, without a lock, each row
+// only if it is still the version read.
 import { changeOpenAlerts } from '../alerts/operations.js';
 import { alertChangesFor, type AlertChanges, type JudgedBucket, type RunState } from './alertChanges.js';
 import { sqlState, type PostgresStore } from '../stores/postgres.js';
@@ -127,9 +128,9 @@ async function applyChunkRetried(db: PostgresStore, outcomes: readonly PolicyOut
 
 /**
  * An outcome whose buckets write no alert as the policy was read (none raised, and no open
- * alert then or no verdict to change it): most policies, most cycles. What it writes is known when it is judged, its new
- * progress, so its judged buckets need not be kept until the write (3.6 million of them in a
- * catch-up cycle of 100,000 policies, most of its heap).
+ * alert then or no verdict to change it): most policies, most cycles. What it writes is known
+ * when it is judged, its new progress, so its judged buckets need not be kept until the write
+ * (3.6 million of them in a catch-up cycle of 100,000 policies, most of its heap).
  */
 export interface SettledOutcome {
   readonly target: EvaluationTarget;
@@ -166,7 +167,7 @@ export const closedBucketsOf = (o: PolicyOutcome | SettledOutcome): number => (i
  * locking some of them in id order Postgres may abort the statement, which then wrote
  * nothing: the next evaluation redoes those policies. Returns the progress written.
  */
-export async function writeSettledProgress(db: PostgresStore, settled: readonly SettledOutcome[]): Promise<WrittenProgress[]> {
+async function writeSettledProgress(db: PostgresStore, settled: readonly SettledOutcome[]): Promise<WrittenProgress[]> {
   const writes = settled.map((o) => ({
     target: o.target,
     write: {
@@ -204,4 +205,54 @@ export async function applyOutcomes(db: PostgresStore, outcomes: readonly Policy
     progress.push(r.progress);
   }
   return { ...total, progress: progress.flat() };
+}
+
+/** Settled outcomes written a statement while a read is awaited: about 0.1 s, so the read's period is hardly delayed. */
+const SETTLED_BATCH = 5_000;
+
+/**
+ * The progress of a cycle's settled outcomes, written after the alerts of the period they were
+ * judged in: while the cycle awaits a later period's read, and the rest once every period's
+ * alerts are written. So no page waits behind this bookkeeping, and Postgres does it while
+ * the cycle would otherwise wait for ClickHouse.
+ */
+export class SettledProgressWriter {
+  private readonly pending: SettledOutcome[] = [];
+  /** The closed buckets of the outcomes written. */
+  private evaluations = 0;
+
+  constructor(
+    private readonly db: PostgresStore,
+    private readonly onWritten: (progress: readonly WrittenProgress[]) => void,
+  ) {}
+
+  add(outcome: SettledOutcome): void {
+    this.pending.push(outcome);
+  }
+
+  /** Writes batches until `read` has answered (a batch begun is finished), then returns its answer. */
+  async writeUntil<T>(read: Promise<T>): Promise<T> {
+    let answered = false;
+    const done = () => {
+      answered = true;
+    };
+    read.then(done, done);
+    // A read already answered is seen before the first batch.
+    await Promise.resolve();
+    while (!answered && this.pending.length > 0) await this.write(this.pending.splice(0, SETTLED_BATCH));
+    return read;
+  }
+
+  /** Writes every outcome still pending; returns the closed buckets of all the outcomes written. */
+  async writeAll(): Promise<number> {
+    while (this.pending.length > 0) await this.write(this.pending.splice(0, 2 * SETTLED_BATCH));
+    return this.evaluations;
+  }
+
+  private async write(batch: readonly SettledOutcome[]): Promise<void> {
+    const written = await writeSettledProgress(this.db, batch);
+    this.onWritten(written);
+    const ids = new Set(written.map((w) => w.target.policy_id));
+    for (const o of batch) if (ids.has(o.target.policy_id)) this.evaluations += o.closedBuckets;
+  }
 }

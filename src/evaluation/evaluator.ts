@@ -14,7 +14,7 @@ import type { BucketStats, Period } from '../rollups/model.js';
 import { requireValidRule, withDefaults, type NewPolicy } from '../policies/operations.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { PostgresStore } from '../stores/postgres.js';
-import { applyOutcomes, closedBucketsOf, isSettled, settle, writeSettledProgress, type PolicyOutcome, type SettledOutcome } from './applyOutcomes.js';
+import { applyOutcomes, closedBucketsOf, isSettled, settle, SettledProgressWriter, type PolicyOutcome } from './applyOutcomes.js';
 import { backtest, type BacktestPolicy, type BacktestResult } from './backtest.js';
 import { dueBucket, judgeAllDue, judgeDue, readDueStats, type DueBucket } from './dueBuckets.js';
 import { plannerAt, type Plan } from './planner.js';
@@ -161,7 +161,7 @@ export class PolicyEvaluator {
     });
     const at = new Date(now);
     const total = { evaluations: 0, raised: 0, resolved: 0 };
-    const settled = new SettledProgressWriter(this.deps.postgres, this.targets);
+    const settled = new SettledProgressWriter(this.deps.postgres, (progress) => this.targets.noteWritten(progress));
     for (const { due, stats } of periods) {
       const table = await settled.writeUntil(stats);
       const outcomes: PolicyOutcome[] = [];
@@ -236,55 +236,6 @@ export class PolicyEvaluator {
     const event = await getEventDefinition(this.deps.postgres, workspaceId, fields.event_id);
     if (!event) throw notFound('event definition');
     return { ...fields, workspace_id: workspaceId, policy_id: DRAFT_POLICY_ID, agent: event.agent, event: event.event, timezone: event.timezone };
-  }
-}
-
-/** Settled outcomes between Postgres and a write in batches (statements of thousands). */
-const SETTLED_BATCH = 5_000;
-
-/**
- * The progress of settled outcomes (their buckets write no alert), written after the alerts
- * of the period they were judged in: while the cycle waits for a later period's read, and the
- * rest once every period's alerts are written, so a page waits neither behind this
- * bookkeeping nor for the engines to idle.
- */
-class SettledProgressWriter {
-  private readonly pending: SettledOutcome[] = [];
-  /** The closed buckets of the outcomes written. */
-  private evaluations = 0;
-
-  constructor(
-    private readonly postgres: PostgresStore,
-    private readonly targets: TargetCache,
-  ) {}
-
-  add(outcome: SettledOutcome): void {
-    this.pending.push(outcome);
-  }
-
-  /** Writes batches until `read` has answered (a batch begun is finished), then returns its answer. */
-  async writeUntil<T>(read: Promise<T>): Promise<T> {
-    let answered = false;
-    const done = () => {
-      answered = true;
-    };
-    read.then(done, done);
-    await Promise.resolve();
-    while (!answered && this.pending.length > 0) await this.write(this.pending.splice(0, SETTLED_BATCH));
-    return read;
-  }
-
-  /** Writes every outcome still pending; returns the closed buckets of all the outcomes written. */
-  async writeAll(): Promise<number> {
-    while (this.pending.length > 0) await this.write(this.pending.splice(0, 2 * SETTLED_BATCH));
-    return this.evaluations;
-  }
-
-  private async write(batch: readonly SettledOutcome[]): Promise<void> {
-    const written = await writeSettledProgress(this.postgres, batch);
-    this.targets.noteWritten(written);
-    const ids = new Set(written.map((w) => w.target.policy_id));
-    for (const o of batch) if (ids.has(o.target.policy_id)) this.evaluations += o.closedBuckets;
   }
 }
 
