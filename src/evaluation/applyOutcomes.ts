@@ -28,11 +28,9 @@ export interface PolicyOutcome {
 }
 
 export interface ApplyResult {
-  /** Policies whose outcome was applied (the rest changed or were disabled meanwhile). */
-  readonly applied: number;
   readonly raised: number;
   readonly resolved: number;
-  /** Per applied policy, the alert its last step created or changed. */
+  /** Per policy whose outcome was applied (not changed or disabled meanwhile), the alert its last step created or changed. */
   readonly latest: ReadonlyMap<string, AlertChanges['latest']>;
   /** The progress written and committed where it moved (not a manual evaluation's): what the row now holds. */
   readonly progress: readonly WrittenProgress[];
@@ -107,7 +105,6 @@ async function applyChunk(db: PostgresStore, outcomes: readonly PolicyOutcome[],
     );
     const notifications = [...changes.values()].flatMap((c) => c.notifications);
     return {
-      applied: current.length,
       raised: notifications.filter((n) => n.type === 'alert.triggered').length,
       resolved: notifications.filter((n) => n.type === 'alert.resolved').length,
       latest: new Map([...changes].map(([id, c]) => [id, c.latest])),
@@ -179,13 +176,11 @@ async function writeSettledProgress(db: PostgresStore, settled: readonly Settled
     },
   }));
   try {
-    return movedProgress(
-      writes,
-      await writeProgress(
-        db,
-        writes.map((w) => w.write),
-      ),
+    const versions = await writeProgress(
+      db,
+      writes.map((w) => w.write),
     );
+    return movedProgress(writes, versions);
   } catch (err) {
     if (sqlState(err) !== DEADLOCK_DETECTED) throw err;
     return [];
@@ -194,11 +189,10 @@ async function writeSettledProgress(db: PostgresStore, settled: readonly Settled
 
 /** Applies outcomes that settle left as they were (an open alert, an alert to write, a manual evaluation): under lock, a chunk a transaction. */
 export async function applyOutcomes(db: PostgresStore, outcomes: readonly PolicyOutcome[], now: Date): Promise<ApplyResult> {
-  const total = { applied: 0, raised: 0, resolved: 0, latest: new Map<string, AlertChanges['latest']>() };
+  const total = { raised: 0, resolved: 0, latest: new Map<string, AlertChanges['latest']>() };
   const progress: WrittenProgress[][] = [];
   for (let i = 0; i < outcomes.length; i += CHUNK) {
     const r = await applyChunkRetried(db, outcomes.slice(i, i + CHUNK), now);
-    total.applied += r.applied;
     total.raised += r.raised;
     total.resolved += r.resolved;
     for (const [id, alert] of r.latest) total.latest.set(id, alert);
@@ -243,9 +237,9 @@ export class SettledProgressWriter {
     return read;
   }
 
-  /** Writes every outcome still pending; returns the closed buckets of all the outcomes written. */
+  /** Writes every outcome still pending (writeProgress splits it into statements); returns the closed buckets of all the outcomes written. */
   async writeAll(): Promise<number> {
-    while (this.pending.length > 0) await this.write(this.pending.splice(0, 2 * SETTLED_BATCH));
+    if (this.pending.length > 0) await this.write(this.pending.splice(0));
     return this.evaluations;
   }
 
