@@ -73,7 +73,7 @@ async function applyChunk(db: PostgresStore, outcomes: readonly PolicyOutcome[],
     );
     const current = outcomes.flatMap((o) => {
       const p = progress.get(o.target.policy_id);
-      return stillCurrent(o, p) ? [{ outcome: o, held: p.state, state: o.run ? { ...o.run, alertedUntil: p.state.alertedUntil } : p.state }] : [];
+      return stillCurrent(o, p) ? [{ outcome: o, held: p, state: o.run ? { ...o.run, alertedUntil: p.state.alertedUntil } : p.state }] : [];
     });
     // Only a policy with a verdict can change its open alert: the others' are not locked.
     const judged = current.filter(({ outcome }) => hasVerdict(outcome));
@@ -96,7 +96,8 @@ async function applyChunk(db: PostgresStore, outcomes: readonly PolicyOutcome[],
         policyId: outcome.target.policy_id,
         evaluatedUntil: outcome.evaluatedUntil,
         state: changes.get(outcome.target.policy_id)!.state,
-        heldState: held,
+        heldState: held.state,
+        heldUntil: held.evaluatedUntil,
       },
     }));
     const versions = await writeProgress(
@@ -172,6 +173,7 @@ async function writeSettledProgress(db: PostgresStore, settled: readonly Settled
       evaluatedUntil: o.evaluatedUntil,
       state: o.state,
       heldState: o.target.snapshot.state,
+      heldUntil: o.target.evaluated_until?.getTime() ?? null,
       rowVersion: o.target.snapshot.rowVersion,
     },
   }));

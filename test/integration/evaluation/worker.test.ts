@@ -146,6 +146,45 @@ describe('evaluation worker', function () {
     }
   });
 
+  it('leaves a policy row as it is while its open bucket breaches again, under the alert it raised early or short of its pending run', async () => {
+    const { event, eventId, t0 } = await fresh();
+    const rule = { event_id: eventId, aggregate: 'max', condition: 'gt', threshold: 3 } as const;
+    const raising = await createPolicy(svc, token, rule);
+    const pending = await createPolicy(svc, token, { ...rule, pending_buckets: 2 });
+    const clock = { now: t0 - 30_000 };
+    const evaluator = evaluatorAt(svc.stores, clock);
+    await evaluator.evaluateDuePolicies();
+    await ingestAt(svc.stores, ws, event, [[4, t0 + 1000]]);
+    const rowVersions = async () =>
+      (
+        await svc.stores.postgres.query<{ v: string }>('SELECT xmin::text AS v FROM policies WHERE policy_id = ANY($1::uuid[]) ORDER BY policy_id', [
+          [raising, pending],
+        ])
+      ).map((r) => r.v);
+
+    clock.now = t0 + 20_000; // bucket t0 is open and fires early where it can
+    await evaluator.evaluateDuePolicies();
+    expect(await alertsOf(svc, token, raising)).to.have.length(1);
+    expect(await alertsOf(svc, token, pending)).to.have.length(0);
+    const versions = await rowVersions();
+    for (const at of [t0 + 30_000, t0 + 40_000]) {
+      clock.now = at;
+      await evaluator.evaluateDuePolicies();
+      expect(await rowVersions(), 'nothing to write').to.deep.equal(versions);
+    }
+
+    // Closed, the bucket is judged and moves both: still the one alert, notified once, and a run of one.
+    clock.now = after_(t0);
+    await evaluator.evaluateDuePolicies();
+    const [moved, movedToo] = await rowVersions();
+    expect(moved).to.not.equal(versions[0]);
+    expect(movedToo).to.not.equal(versions[1]);
+    expect((await alertsOf(svc, token, raising)).map((a) => a.status)).to.deep.equal(['triggered']);
+    expect((await outboxOf(svc.stores, raising)).map((o) => o.type)).to.deep.equal(['alert.triggered']);
+    const run = await svc.stores.postgres.query<{ breach_run: number }>('SELECT breach_run FROM policies WHERE policy_id = $1', [pending]);
+    expect(run[0]!.breach_run).to.equal(1);
+  });
+
   it('does not fire sum early once a negative value was seen', async () => {
     const { event, eventId, t0 } = await fresh();
     const policyId = await createPolicy(svc, token, { event_id: eventId, aggregate: 'sum', condition: 'gt', threshold: 5 });
