@@ -3,7 +3,7 @@
 // each. Shared by the worker, the on-demand evaluation and the backtest.
 import type { JudgedBucket } from './alertChanges.js';
 import type { Bucket } from '../rollups/buckets.js';
-import { eventStatsOf, readBucketStats, type BucketStatsTable, type EventBucketStats } from '../rollups/bucketStats.js';
+import { eventStatsOf, readPeriodsBucketStats, type BucketStatsTable, type EventBucketStats, type StatsRequest } from '../rollups/bucketStats.js';
 import { EMPTY_BUCKET, type Period } from '../rollups/model.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { TimeRange } from '../time/range.js';
@@ -34,17 +34,28 @@ export function dueBucket(policy: JudgingPolicy, bucket: Bucket, open: boolean, 
 
 const judgesQuantiles = ({ aggregate }: Pick<JudgingPolicy, 'aggregate'>) => aggregate === 'p95_est' || aggregate === 'p99_est';
 
+/** Due buckets of policies of one period: what readDueStats reads. */
+export interface PeriodDue {
+  readonly period: Period;
+  readonly policies: readonly { readonly policy: JudgingPolicy; readonly buckets: readonly DueBucket[] }[];
+}
+
 /**
  * The numbers of every due bucket of these policies (all of one period) and of every bucket
  * they are compared with, in one query. The quantiles only where a policy judging one has a
  * closed bucket due: an open bucket's quantile can never fire early (verdict.ts,
  * mayFireEarly), and merging t-digests is most of an hour or day read.
  */
-export async function readDueStats(
-  clickhouse: ClickHouseStore,
-  period: Period,
-  policies: readonly { readonly policy: JudgingPolicy; readonly buckets: readonly DueBucket[] }[],
-): Promise<BucketStatsTable> {
+export async function readDueStats(clickhouse: ClickHouseStore, period: Period, policies: PeriodDue['policies']): Promise<BucketStatsTable> {
+  return (await readPeriodsDueStats(clickhouse, [{ period, policies }])).get(period) ?? new Map();
+}
+
+/** readDueStats for several periods in one query. */
+export async function readPeriodsDueStats(clickhouse: ClickHouseStore, due: readonly PeriodDue[]): Promise<ReadonlyMap<Period, BucketStatsTable>> {
+  return readPeriodsBucketStats(clickhouse, due.map(statsRequestOf));
+}
+
+function statsRequestOf({ period, policies }: PeriodDue): StatsRequest {
   const workspaceIds = new Set<string>();
   const eventIds = new Set<string>();
   const ranges: TimeRange[] = [];
@@ -58,9 +69,8 @@ export async function readDueStats(
     const last = buckets[buckets.length - 1]!.comparison;
     if (first && last) ranges.push({ from: first.start, to: last.end });
   }
-  if (eventIds.size === 0) return new Map();
   const quantiles = policies.some(({ policy, buckets }) => judgesQuantiles(policy) && buckets.some((b) => !b.open));
-  return readBucketStats(clickhouse, { period, workspaceIds, eventIds, ranges, quantiles });
+  return { period, workspaceIds, eventIds, ranges, quantiles };
 }
 
 export function judgeDue(policy: JudgingPolicy, due: DueBucket, stats: BucketStatsTable): JudgedBucket {

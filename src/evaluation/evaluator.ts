@@ -16,7 +16,7 @@ import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { PostgresStore } from '../stores/postgres.js';
 import { applyOutcomes, closedBucketsOf, isSettled, settle, SettledProgressWriter, type PolicyOutcome } from './applyOutcomes.js';
 import { backtest, type BacktestPolicy, type BacktestResult } from './backtest.js';
-import { dueBucket, judgeAllDue, judgeDue, readDueStats, type DueBucket } from './dueBuckets.js';
+import { dueBucket, judgeAllDue, judgeDue, readDueStats, readPeriodsDueStats, type DueBucket, type PeriodDue } from './dueBuckets.js';
 import { plannerAt, type Plan } from './planner.js';
 import { TargetCache } from './targetCache.js';
 import { loadEnabledTargets, loadTarget, type EvaluationTarget } from './targets.js';
@@ -91,6 +91,9 @@ function dueBucketsMemo(): (plan: Plan) => readonly DueBucket[] {
   };
 }
 
+/** How an evaluation reads its periods' bucket numbers (PolicyEvaluator.readStats). */
+type StatsReads = 'one period at a time' | 'all periods at once';
+
 /** The id a backtested draft's alerts would carry: it is never stored. */
 const DRAFT_POLICY_ID = '00000000-0000-0000-0000-000000000000';
 
@@ -106,7 +109,7 @@ export class PolicyEvaluator {
   /** Evaluates every due bucket of every enabled policy, one ClickHouse query per period in use, then writes due reminders. */
   async evaluateDuePolicies(): Promise<CycleReport> {
     const now = this.now();
-    const report = await this.evaluateTargets(await this.targets.enabledTargets(this.deps.postgres), now);
+    const report = await this.evaluateTargets(await this.targets.enabledTargets(this.deps.postgres), now, 'one period at a time');
     const reminders = await this.deps.postgres.transaction((tx) => writeDueReminders(tx, new Date(now)));
     return { ...report, reminders };
   }
@@ -114,12 +117,12 @@ export class PolicyEvaluator {
   /**
    * The same over the enabled policies of these events only (evaluation driven by their new
    * records): every bucket closed since each policy's last evaluation, and the open one where
-   * it can fire early. Reminders are left to the cycle.
+   * it can fire early, every period's read in one ClickHouse query. Reminders are left to the cycle.
    */
   async evaluateEvents(eventIds: readonly string[]): Promise<EventsReport> {
     const now = this.now();
     const targets = await loadEnabledTargets(this.deps.postgres, eventIds);
-    const report = await this.evaluateTargets(targets, now);
+    const report = await this.evaluateTargets(targets, now, 'all periods at once');
     // An open bucket still in its grace time is judged as closed once that ends: its events are evaluated again then.
     const recheckAt = new Map<string, number>();
     for (const plan of report.plans) {
@@ -132,38 +135,31 @@ export class PolicyEvaluator {
   }
 
   /**
-   * Reads the numbers of every period's due buckets, then judges and applies one period at a
-   * time: the policies whose buckets write an alert or have one open, under lock. The
-   * progress of the others (most policies, most cycles) is written while a later period's
-   * read is awaited and at the end, so no page waits behind it (SettledProgressWriter). Each
-   * period's read starts as soon as the one before it has answered, so the later
-   * periods are read (ClickHouse answers off the main thread) while the earlier ones are
-   * judged and written to Postgres, and an evaluation has one query at a time in ClickHouse:
-   * in-process, chDB runs the service's queries one after another, so a console's rollup read
-   * waits behind one of them, not behind every period's.
+   * Reads the numbers of every period's due buckets (readStats), then judges and applies one
+   * period at a time: the policies whose buckets write an alert or have one open, under lock.
+   * The progress of the others (most policies, most cycles) is written while a later period's
+   * read is awaited and at the end, so no page waits behind it (SettledProgressWriter).
    */
-  private async evaluateTargets(targets: readonly EvaluationTarget[], now: number): Promise<Omit<CycleReport, 'reminders'> & { plans: Plan[] }> {
+  private async evaluateTargets(
+    targets: readonly EvaluationTarget[],
+    now: number,
+    reads: StatsReads,
+  ): Promise<Omit<CycleReport, 'reminders'> & { plans: Plan[] }> {
     const plans = targets.map(plannerAt(now, this.deps.graceMs));
     const dueOf = dueBucketsMemo();
-    let previousRead: Promise<unknown> = Promise.resolve();
-    const periods = [...groupByPeriod(plans).entries()].map(([period, group]) => {
-      const due = group.map((plan) => ({ plan, buckets: dueOf(plan) }));
-      const stats = previousRead.then(() =>
-        readDueStats(
-          this.deps.clickhouse,
-          period,
-          due.map((d) => ({ policy: d.plan.target, buckets: d.buckets })),
-        ),
-      );
-      // Awaited in turn below; a failure is not left unhandled while an earlier period is applied.
-      previousRead = stats.catch(() => undefined);
-      return { due, stats };
-    });
+    const periods = [...groupByPeriod(plans).entries()].map(([period, group]) => ({
+      period,
+      due: group.map((plan) => ({ plan, buckets: dueOf(plan) })),
+    }));
+    const stats = this.readStats(
+      periods.map(({ period, due }) => ({ period, policies: due.map((d) => ({ policy: d.plan.target, buckets: d.buckets })) })),
+      reads,
+    );
     const at = new Date(now);
     const total = { evaluations: 0, raised: 0, resolved: 0 };
     const settled = new SettledProgressWriter(this.deps.postgres, (progress) => this.targets.noteWritten(progress));
-    for (const { due, stats } of periods) {
-      const table = await settled.writeUntil(stats);
+    for (const [i, { due }] of periods.entries()) {
+      const table = await settled.writeUntil(stats[i]!);
       const outcomes: PolicyOutcome[] = [];
       for (const { plan, buckets } of due) {
         const outcome = outcomeOf(plan, buckets, table);
@@ -180,6 +176,35 @@ export class PolicyEvaluator {
     }
     total.evaluations += await settled.writeAll();
     return { policies: plans.length, ...total, skippedBuckets: plans.reduce((n, p) => n + p.skipped, 0), plans };
+  }
+
+  /**
+   * Each period's bucket numbers, in the order of `due`. A cycle reads one period at a time,
+   * each read starting as soon as the one before has answered: the later periods are read
+   * (ClickHouse answers off the main thread) while the earlier ones are judged and written to
+   * Postgres, and in-process chDB, which runs the service's queries one after another, has a
+   * console's rollup read wait behind one of them, not behind every period's. A data-driven
+   * evaluation (the events one insert touched, mostly a few) reads every period in one query:
+   * chDB's cost a query, not the rows, is most of its time (three queries took 30-50 ms of an
+   * evaluation of one event's 10 policies).
+   */
+  private readStats(due: readonly PeriodDue[], reads: StatsReads): Promise<BucketStatsTable>[] {
+    const { clickhouse } = this.deps;
+    let stats: Promise<BucketStatsTable>[];
+    if (reads === 'all periods at once') {
+      const all = readPeriodsDueStats(clickhouse, due);
+      stats = due.map(({ period }) => all.then((tables) => tables.get(period) ?? new Map()));
+    } else {
+      let previousRead: Promise<unknown> = Promise.resolve();
+      stats = due.map(({ period, policies }) => {
+        const read = previousRead.then(() => readDueStats(clickhouse, period, policies));
+        previousRead = read.catch(() => undefined);
+        return read;
+      });
+    }
+    // Awaited in turn; a failure is not left unhandled while an earlier period is applied.
+    for (const read of stats) read.catch(() => undefined);
+    return stats;
   }
 
   /**

@@ -2,7 +2,8 @@
 //  - readBucketStats: many buckets of many events in one query per period. The evaluation
 //    worker asks for every event its policies of that period watch, over the spans of the
 //    buckets due and of the buckets they are compared with, and looks buckets up by
-//    (workspace, event, start) with statsOf.
+//    (workspace, event, start) with statsOf. readPeriodsBucketStats: the same for several
+//    periods in one query (a data-driven evaluation of a few events: one query, not three).
 //  - bucketSeriesSql: the buckets of one event over a span, oldest first, as a subquery to
 //    build on (window functions over the series, e.g. a backtest).
 // Aggregate states are merged at read time, so rollup parts not yet merged count once.
@@ -80,37 +81,64 @@ export function joinRanges(ranges: readonly TimeRange[]): TimeRange[] {
   return joined;
 }
 
+/** The numbers of one period's buckets: readPeriodsBucketStats of one request. */
 export async function readBucketStats(clickhouse: ClickHouseStore, request: StatsRequest): Promise<BucketStatsTable> {
-  const stats = new Map<string, Map<number, BucketStats>>();
-  const ranges = joinRanges(request.ranges);
-  const events = [...request.eventIds];
-  if (ranges.length === 0) return stats;
-  const columns = request.quantiles === false ? STATS_COLUMNS : `${STATS_COLUMNS}, ${QUANTILE_COLUMNS}`;
-  const params: Record<string, unknown> = { workspaces: [...request.workspaceIds], period: request.period };
-  const inRanges = ranges
-    .map((r, i) => {
-      params[`from${i}`] = r.from;
-      params[`to${i}`] = r.to;
-      return `(r.bucket >= fromUnixTimestamp64Milli({from${i}:Int64}) AND r.bucket < fromUnixTimestamp64Milli({to${i}:Int64}))`;
-    })
-    .join(' OR ');
+  return (await readPeriodsBucketStats(clickhouse, [request])).get(request.period) ?? new Map();
+}
+
+/**
+ * The numbers of the buckets of several requests, one period each, in one query (per
+ * EVENTS_PER_QUERY events of them all): each request's ranges are read for its period. An
+ * event of one request is read over another's ranges too, which only adds rows nobody looks
+ * up. The quantiles are read for all where any request wants them.
+ */
+export async function readPeriodsBucketStats(clickhouse: ClickHouseStore, requests: readonly StatsRequest[]): Promise<ReadonlyMap<Period, BucketStatsTable>> {
+  const stats = new Map<Period, Map<string, Map<number, BucketStats>>>();
+  const workspaceIds = new Set<string>();
+  const eventIds = new Set<string>();
+  const params: Record<string, unknown> = {};
+  const periods: string[] = [];
+  for (const [p, request] of requests.entries()) {
+    const ranges = joinRanges(request.ranges);
+    if (ranges.length === 0 || request.eventIds.size === 0) continue;
+    for (const id of request.workspaceIds) workspaceIds.add(id);
+    for (const id of request.eventIds) eventIds.add(id);
+    params[`period${p}`] = request.period;
+    const inRanges = ranges
+      .map((r, i) => {
+        params[`from${p}_${i}`] = r.from;
+        params[`to${p}_${i}`] = r.to;
+        return `(r.bucket >= fromUnixTimestamp64Milli({from${p}_${i}:Int64}) AND r.bucket < fromUnixTimestamp64Milli({to${p}_${i}:Int64}))`;
+      })
+      .join(' OR ');
+    periods.push(`(r.period = {period${p}:String} AND (${inRanges}))`);
+  }
+  if (periods.length === 0) return stats;
+  const quantiles = requests.some((r) => r.quantiles !== false);
+  const columns = quantiles ? `${STATS_COLUMNS}, ${QUANTILE_COLUMNS}` : STATS_COLUMNS;
+  const events = [...eventIds];
   for (let i = 0; i < events.length; i += EVENTS_PER_QUERY) {
     const result = await clickhouse.client.query({
       query: `
-        SELECT r.workspace_id AS workspace_id, toString(r.event_id) AS event_id, ${columns}
+        SELECT r.workspace_id AS workspace_id, toString(r.event_id) AS event_id, r.period AS period, ${columns}
         FROM ${ROLLUP_TABLE} AS r
-        WHERE r.workspace_id IN {workspaces:Array(String)} AND r.event_id IN {events:Array(UUID)} AND r.period = {period:String}
-          AND (${inRanges})
-        GROUP BY r.workspace_id, r.event_id, r.bucket`,
-      query_params: { ...params, events: events.slice(i, i + EVENTS_PER_QUERY) },
+        WHERE r.workspace_id IN {workspaces:Array(String)} AND r.event_id IN {events:Array(UUID)}
+          AND (${periods.join(' OR ')})
+        GROUP BY r.workspace_id, r.event_id, r.period, r.bucket`,
+      query_params: { ...params, workspaces: [...workspaceIds], events: events.slice(i, i + EVENTS_PER_QUERY) },
       format: 'JSONEachRow',
     });
-    for (const row of await result.json<StatsRow & { workspace_id: string; event_id: string }>()) {
+    for (const row of await result.json<StatsRow & { workspace_id: string; event_id: string; period: Period }>()) {
+      let byEvent = stats.get(row.period);
+      if (!byEvent) {
+        byEvent = new Map();
+        stats.set(row.period, byEvent);
+      }
       const key = eventKey(row.workspace_id, row.event_id);
-      let buckets = stats.get(key);
+      let buckets = byEvent.get(key);
       if (!buckets) {
         buckets = new Map();
-        stats.set(key, buckets);
+        byEvent.set(key, buckets);
       }
       buckets.set(row.start, statsOfRow(row));
     }

@@ -312,8 +312,8 @@ describe('evaluation worker', function () {
     expect(await alertsOf(svc, token, deleted)).to.have.length(0);
   });
 
-  it('judges minute, hour and day policies in one cycle, one ClickHouse query at a time', async () => {
-    const event = 'three-periods';
+  /** Minute, hour and day policies of a new event, its one log in the hour after the next UTC midnight, and a ClickHouse store counting the queries that run at once and in all. */
+  const threePeriods = async (event: string) => {
     const eventId = await createEvent(svc, token, event);
     const day = Math.floor(baseMinute() / 86_400_000) * 86_400_000 + 86_400_000;
     const hour = day + 3_600_000;
@@ -324,17 +324,17 @@ describe('evaluation worker', function () {
       ),
     );
     // The service's ClickHouse client, counting the queries that are running (until their rows are read).
-    let running = 0;
-    let mostRunning = 0;
+    const queries = { running: 0, mostRunning: 0, all: 0 };
     const client = svc.stores.clickhouse.client;
     const query = (async (params: Parameters<typeof client.query>[0]) => {
-      running += 1;
-      mostRunning = Math.max(mostRunning, running);
+      queries.running += 1;
+      queries.all += 1;
+      queries.mostRunning = Math.max(queries.mostRunning, queries.running);
       try {
         const rows = await (await client.query(params)).json();
         return { json: async () => rows };
       } finally {
-        running -= 1;
+        queries.running -= 1;
       }
     }) as unknown as typeof client.query;
     const clickhouse: ClickHouseStore = { ...svc.stores.clickhouse, client: Object.assign(Object.create(client) as typeof client, { query }) };
@@ -342,10 +342,22 @@ describe('evaluation worker', function () {
     // and the day policy's open bucket fires early (a count only grows); the minute policy has none.
     const clock = { now: hour + 3_600_000 + GRACE_MS + 1 };
     const evaluator = new PolicyEvaluator({ postgres: svc.stores.postgres, clickhouse, graceMs: GRACE_MS, now: () => clock.now });
+    const bucketsAlerted = () => Promise.all(policies.map(async (id) => (await alertsOf(svc, token, id)).map((a) => a.bucket_start)));
+    return { eventId, evaluator, queries, bucketsAlerted, expected: [[], [new Date(hour).toISOString()], [new Date(day).toISOString()]] };
+  };
+
+  it('judges minute, hour and day policies in one cycle, one ClickHouse query at a time', async () => {
+    const { evaluator, queries, bucketsAlerted, expected } = await threePeriods('three-periods');
     expect((await evaluator.evaluateDuePolicies()).raised).to.equal(2);
-    const bucketsAlerted = await Promise.all(policies.map(async (id) => (await alertsOf(svc, token, id)).map((a) => a.bucket_start)));
-    expect(bucketsAlerted).to.deep.equal([[], [new Date(hour).toISOString()], [new Date(day).toISOString()]]);
-    expect(mostRunning).to.equal(1);
+    expect(await bucketsAlerted()).to.deep.equal(expected);
+    expect(queries.mostRunning).to.equal(1);
+  });
+
+  it("judges an event's minute, hour and day policies from one ClickHouse query when its records drive the evaluation", async () => {
+    const { eventId, evaluator, queries, bucketsAlerted, expected } = await threePeriods('three-periods-data');
+    expect(await evaluator.evaluateEvents([eventId])).to.include({ policies: 3, raised: 2 });
+    expect(await bucketsAlerted()).to.deep.equal(expected);
+    expect(queries.all).to.equal(1);
   });
 
   it('evaluates day buckets at local midnight of the event timezone', async () => {

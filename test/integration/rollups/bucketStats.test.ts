@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import { issueToken } from '../../../src/auth/tokens.js';
-import { bucketSeriesSql, joinRanges, readBucketSeries, readBucketStats, statsOf } from '../../../src/rollups/bucketStats.js';
+import {
+  bucketSeriesSql,
+  eventStatsOf,
+  joinRanges,
+  readBucketSeries,
+  readBucketStats,
+  readPeriodsBucketStats,
+  statsOf,
+} from '../../../src/rollups/bucketStats.js';
 import { EMPTY_BUCKET } from '../../../src/rollups/model.js';
 import { openStores, type Stores } from '../../../src/stores/index.js';
 import { queryRows } from '../../helpers/logs.js';
@@ -87,6 +95,28 @@ describe('rollups: bucket statistics', function () {
       .map((d) => statsOf(stats, ws, eventId, d).count)
       .reduce((a, b) => a + b, 0);
     expect(total).to.equal(7);
+  });
+
+  it('reads several periods in one query, each over its own ranges, as a read of each would', async () => {
+    const minute = { period: 'minute' as const, workspaceIds: new Set([ws]), eventIds: new Set([eventId]), ranges: [{ from: current, to: current + MINUTE }] };
+    const hour = {
+      period: 'hour' as const,
+      workspaceIds: new Set([ws]),
+      eventIds: new Set([eventId, otherEventId]),
+      ranges: [{ from: dayBefore - DAY, to: current + DAY }],
+      quantiles: false,
+    };
+    const together = await readPeriodsBucketStats(stores.clickhouse, [minute, hour]);
+    expect([...together.keys()].sort()).to.deep.equal(['hour', 'minute']);
+    expect(eventStatsOf(together.get('minute')!, ws, eventId)).to.deep.equal(eventStatsOf(await readBucketStats(stores.clickhouse, minute), ws, eventId));
+    // Quantiles are read for both where one asks for them: the hour numbers are otherwise the same.
+    const withoutQuantiles = (table: ReadonlyMap<string, ReadonlyMap<number, object>>) =>
+      [...table].map(([key, buckets]) => [key, [...buckets].map(([start, b]) => [start, { ...b, p95: null, p99: null }])]);
+    expect(withoutQuantiles(together.get('hour')!)).to.deep.equal(withoutQuantiles(await readBucketStats(stores.clickhouse, hour)));
+    // Every log of the event lies in the hour request's span.
+    expect([...eventStatsOf(together.get('hour')!, ws, eventId).values()].reduce((n, b) => n + b.count, 0)).to.equal(7);
+    // The hour request's ranges are not read for the minute.
+    expect(statsOf(together.get('minute')!, ws, eventId, current + MINUTE)).to.deep.equal(EMPTY_BUCKET);
   });
 
   it('gives the series of buckets with logs, oldest first, as a subquery window functions can run over', async () => {
