@@ -19,6 +19,7 @@ import { backtest, type BacktestPolicy, type BacktestResult } from './backtest.j
 import { dueBucket, judgeAllDue, judgeDue, readDueStats, readPeriodsDueStats, type DueBucket, type PeriodDue } from './dueBuckets.js';
 import { plannerAt, type Plan } from './planner.js';
 import { TargetCache } from './targetCache.js';
+import { mayFireEarly } from './verdict.js';
 import { loadEnabledTargets, loadTarget, type EvaluationTarget } from './targets.js';
 
 export interface EvaluatorDeps {
@@ -59,24 +60,32 @@ export interface ManualEvaluation {
   readonly alert: Alert | null;
 }
 
-/** The due buckets of a plan: closed ones in order, then the open one and the current one (which may fire early). */
-const dueBucketsOf = (plan: Plan): DueBucket[] => [
-  ...plan.closed.map((b) => dueBucket(plan.target, b, false)),
-  ...(plan.open ? [dueBucket(plan.target, plan.open, true)] : []),
-  ...(plan.current ? [dueBucket(plan.target, plan.current, true, true)] : []),
-];
+/**
+ * The due buckets of a plan: closed ones in order, then the open one and the current one
+ * where the rule may fire early. For any other rule an open bucket has no verdict
+ * (verdict.ts, mayFireEarly), so neither it nor the bucket it is compared with is read.
+ */
+const dueBucketsOf = (plan: Plan): DueBucket[] => {
+  const closed = plan.closed.map((b) => dueBucket(plan.target, b, false));
+  if (!mayFireEarly(plan.target)) return closed;
+  return [
+    ...closed,
+    ...(plan.open ? [dueBucket(plan.target, plan.open, true)] : []),
+    ...(plan.current ? [dueBucket(plan.target, plan.current, true, true)] : []),
+  ];
+};
 
 /**
  * dueBucketsOf for plans that share their buckets (plannerAt): computed once per shared
- * bucket list, comparison (compare_to, and the timezone its local days are counted in) and
- * whether the current bucket may fire.
+ * bucket list, comparison (compare_to, and the timezone its local days are counted in),
+ * whether the rule may fire early and whether the current bucket may.
  */
 function dueBucketsMemo(): (plan: Plan) => readonly DueBucket[] {
   const memo = new WeakMap<readonly Bucket[], Map<string, readonly DueBucket[]>>();
   return (plan) => {
     const { compare_to, timezone } = plan.target;
     const comparison = compare_to === null ? '' : `${compare_to}\u0000${compare_to === 'previous_bucket' && plan.target.period !== 'day' ? '' : timezone}`;
-    const key = `${comparison}\u0000${plan.current === null ? '' : 'current'}`;
+    const key = `${comparison}\u0000${mayFireEarly(plan.target) ? 'early' : ''}\u0000${plan.current === null ? '' : 'current'}`;
     let byComparison = memo.get(plan.closed);
     if (!byComparison) {
       byComparison = new Map();

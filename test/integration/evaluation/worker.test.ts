@@ -312,18 +312,8 @@ describe('evaluation worker', function () {
     expect(await alertsOf(svc, token, deleted)).to.have.length(0);
   });
 
-  /** Minute, hour and day policies of a new event, its one log in the hour after the next UTC midnight, and a ClickHouse store counting the queries that run at once and in all. */
-  const threePeriods = async (event: string) => {
-    const eventId = await createEvent(svc, token, event);
-    const day = Math.floor(baseMinute() / 86_400_000) * 86_400_000 + 86_400_000;
-    const hour = day + 3_600_000;
-    await ingestAt(svc.stores, ws, event, [[5, hour + 1000]]);
-    const policies = await Promise.all(
-      (['minute', 'hour', 'day'] as const).map((period) =>
-        createPolicy(svc, token, { event_id: eventId, period, aggregate: 'count', condition: 'gt', threshold: 0 }),
-      ),
-    );
-    // The service's ClickHouse client, counting the queries that are running (until their rows are read).
+  /** The service's ClickHouse store, counting the queries that run at once and in all (until their rows are read). */
+  const countedClickHouse = () => {
     const queries = { running: 0, mostRunning: 0, all: 0 };
     const client = svc.stores.clickhouse.client;
     const query = (async (params: Parameters<typeof client.query>[0]) => {
@@ -338,6 +328,21 @@ describe('evaluation worker', function () {
       }
     }) as unknown as typeof client.query;
     const clickhouse: ClickHouseStore = { ...svc.stores.clickhouse, client: Object.assign(Object.create(client) as typeof client, { query }) };
+    return { clickhouse, queries };
+  };
+
+  /** Minute, hour and day policies of a new event, its one log in the hour after the next UTC midnight. */
+  const threePeriods = async (event: string) => {
+    const eventId = await createEvent(svc, token, event);
+    const day = Math.floor(baseMinute() / 86_400_000) * 86_400_000 + 86_400_000;
+    const hour = day + 3_600_000;
+    await ingestAt(svc.stores, ws, event, [[5, hour + 1000]]);
+    const policies = await Promise.all(
+      (['minute', 'hour', 'day'] as const).map((period) =>
+        createPolicy(svc, token, { event_id: eventId, period, aggregate: 'count', condition: 'gt', threshold: 0 }),
+      ),
+    );
+    const { clickhouse, queries } = countedClickHouse();
     // First sight once the log's hour has closed: the hour policy's last closed bucket holds it,
     // and the day policy's open bucket fires early (a count only grows); the minute policy has none.
     const clock = { now: hour + 3_600_000 + GRACE_MS + 1 };
@@ -358,6 +363,41 @@ describe('evaluation worker', function () {
     expect(await evaluator.evaluateEvents([eventId])).to.include({ policies: 3, raised: 2 });
     expect(await bucketsAlerted()).to.deep.equal(expected);
     expect(queries.all).to.equal(1);
+  });
+
+  it('reads no bucket of a rule that cannot fire early until one has closed', async () => {
+    const { event, eventId, t0 } = await fresh();
+    const rules = [
+      { aggregate: 'average', condition: 'gt', threshold: 1 },
+      { aggregate: 'p95_est', condition: 'gt', threshold: 1 },
+      { aggregate: 'min', condition: 'gt', threshold: 1 },
+      // Compared with the same minute a day earlier, which has no logs: no verdict.
+      { aggregate: 'average', condition: 'gt', threshold: 1, compare_to: 'previous_1d' },
+    ] as const;
+    const ids = await Promise.all(rules.map((rule) => createPolicy(svc, token, { event_id: eventId, ...rule })));
+    const { clickhouse, queries } = countedClickHouse();
+    // The bucket before t0 is judged first (new policies start with the last bucket that has ended).
+    const clock = { now: after_(t0 - MINUTE) };
+    const evaluator = new PolicyEvaluator({ postgres: svc.stores.postgres, clickhouse, graceMs: GRACE_MS, now: () => clock.now });
+    await evaluator.evaluateEvents([eventId]);
+    await ingestAt(svc.stores, ws, event, [
+      [5, t0 + 1000],
+      [7, t0 + 2000],
+    ]);
+    queries.all = 0;
+    for (const at of [t0 + 20_000, t0 + 40_000, t0 + MINUTE + GRACE_MS - 1000]) {
+      clock.now = at;
+      await evaluator.evaluateEvents([eventId]);
+    }
+    expect(queries.all, 'bucket t0 open, then in its grace time').to.equal(0);
+
+    // Closed, bucket t0 is read and judged: the rules without a comparison breach.
+    clock.now = after_(t0);
+    expect(await evaluator.evaluateEvents([eventId])).to.include({ evaluations: 4, raised: 3 });
+    expect(queries.all).to.equal(1);
+    const alerted = await Promise.all(ids.map(async (id) => (await alertsOf(svc, token, id)).map((a) => a.bucket_start)));
+    const t0Alert = [new Date(t0).toISOString()];
+    expect(alerted).to.deep.equal([t0Alert, t0Alert, t0Alert, []]);
   });
 
   it('evaluates day buckets at local midnight of the event timezone', async () => {
