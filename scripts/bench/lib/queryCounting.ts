@@ -74,9 +74,11 @@ export function countingPostgres(store: PostgresStore, counts: QueryCounts): Pos
 export function countingClickHouse(store: ClickHouseStore, counts: QueryCounts): ClickHouseStore {
   const client = store.client;
   const query = (async (params: { query: string; query_params?: Record<string, unknown> }) => {
-    // One rollup table holds every period: a read binds the period it reads.
-    const period = params.query_params?.period;
-    const table = typeof period === 'string' && /FROM rollups\b/.test(params.query) ? `rollups(${period})` : 'other';
+    // One rollup table holds every period: a read binds the periods it reads (period0, period1 …).
+    const periods = Object.entries(params.query_params ?? {}).flatMap(([name, value]) =>
+      /^period\d*$/.test(name) && typeof value === 'string' ? [value] : [],
+    );
+    const table = periods.length > 0 && /FROM rollups\b/.test(params.query) ? `rollups(${periods.join(', ')})` : 'other';
     counts.clickhouse.set(table, (counts.clickhouse.get(table) ?? 0) + 1);
     const started = performance.now();
     const result = await client.query(params as Parameters<typeof client.query>[0]);
