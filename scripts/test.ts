@@ -42,13 +42,30 @@ function runMocha(label: string, specs: readonly string[], env: NodeJS.ProcessEn
       output += chunk.toString();
       process.stdout.write(chunk);
     });
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       const count = (word: string) => Number(new RegExp(`(\\d+) ${word}`).exec(output)?.[1] ?? 0);
       const failing = /^ *\d+ failing/m.exec(output);
-      const failures = failing ? `=== ${label} ===\n${output.slice(failing.index)}` : code ? `=== ${label} === exited with ${code}\n` : '';
+      if (crashedAfterReport(signal, output)) {
+        process.stdout.write(`\n(${label}: mocha reported every test, then its process was ended by ${signal} while exiting: counted by its report)\n`);
+        resolve({ passed: count('passing'), failed: 0, pending: count('pending'), exitCode: 0, failures: '' });
+        return;
+      }
+      const ended = code === null ? `was ended by ${signal}` : `exited with ${code}`;
+      const failures = failing ? `=== ${label} ===\n${output.slice(failing.index)}` : code !== 0 ? `=== ${label} === ${ended}\n` : '';
       resolve({ passed: count('passing'), failed: count('failing'), pending: count('pending'), exitCode: code ?? 1, failures });
     });
   });
+}
+
+/**
+ * A mocha process that printed its final report with nothing failing, and then died of a
+ * segmentation fault: embedded ClickHouse (chDB 26.7) can crash in its own teardown while the
+ * process exits (its worker threads outlive the static destructors), seen once in a CI run
+ * here after all 495 tests of a run had passed. Its tests ran and passed; anything else, a
+ * crash before the report included, still fails the run.
+ */
+function crashedAfterReport(signal: NodeJS.Signals | null, output: string): boolean {
+  return signal === 'SIGSEGV' && /^ *\d+ passing \(/m.test(output) && !/^ *\d+ failing/m.test(output);
 }
 
 async function reachable(url: string): Promise<boolean> {
