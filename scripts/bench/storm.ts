@@ -144,14 +144,18 @@ async function main(): Promise<boolean> {
     await sleep(1_000);
     if (sink.firstArrival.size !== 0) throw new Error(`${sink.firstArrival.size} notifications arrived before the breach`);
 
-    // The client polling the alert list during the storm.
+    // The client polling the alert list during the storm: every call's time, and apart the
+    // times of the calls that listed every alert of the storm (the ones before the alerts
+    // were raised answer an empty list, in a few ms, and are about half the calls).
     const listMs: number[] = [];
+    const wholeListMs: number[] = [];
     let polling = true;
     const poll = async () => {
       while (polling) {
         const started = performance.now();
-        await call(service, token, 'GET', '/v1.0/alerts', undefined, 200);
+        const alerts = await call<unknown[]>(service, token, 'GET', '/v1.0/alerts', undefined, 200);
         listMs.push(performance.now() - started);
+        if (alerts.length === policies) wholeListMs.push(performance.now() - started);
         if (pollIntervalMs > 0) await sleep(pollIntervalMs);
       }
     };
@@ -186,6 +190,7 @@ async function main(): Promise<boolean> {
     const last = delivered > 0 ? (arrivals.at(-1)! - okAt) / 1000 : Number.NaN;
     const perSecond = delivered > 1 ? (delivered - 1) / ((arrivals.at(-1)! - arrivals[0]!) / 1000) : Number.NaN;
     listMs.sort((a, b) => a - b);
+    wholeListMs.sort((a, b) => a - b);
     const lastMet = missing === 0 && last <= TARGET_LAST_S;
     const listP99 = percentile(listMs, 99);
     const listMet = listMs.length > 0 && listP99 <= TARGET_LIST_P99_MS;
@@ -198,6 +203,7 @@ async function main(): Promise<boolean> {
         `  first → last                ${delivered.toLocaleString('en-US')} distinct (destination, webhook-id) = ${perSecond.toFixed(0)} deliveries/s`,
         `  missing                     ${missing} (after waiting up to ${WAIT_AFTER_BATCH_MS / 1000} s); requests received ${sink.requests.toLocaleString('en-US')} (re-sent: ${sink.requests - delivered})`,
         `  GET /v1.0/alerts during the storm (${pollers} poller${pollers === 1 ? '' : 's'}, ${pollIntervalMs === 0 ? 'back to back' : `every ${pollIntervalMs} ms`}, ${listMs.length} calls): p50 ${percentile(listMs, 50).toFixed(1)} ms, p99 ${listP99.toFixed(1)} ms, max ${(listMs.at(-1) ?? Number.NaN).toFixed(1)} ms   target p99 ≤ ${TARGET_LIST_P99_MS} ms: ${listMet ? 'met' : 'NOT MET'}`,
+        `    of them listing all ${policies.toLocaleString('en-US')} alerts (${wholeListMs.length} calls): p50 ${percentile(wholeListMs, 50).toFixed(1)} ms, p99 ${percentile(wholeListMs, 99).toFixed(1)} ms, max ${(wholeListMs.at(-1) ?? Number.NaN).toFixed(1)} ms`,
         '',
       ].join('\n'),
     );
