@@ -185,6 +185,15 @@ function poolStore(mode: PostgresStore['mode'], pool: pg.Pool, shutdown: () => P
     });
   });
   let closed: Promise<void> | null = null;
+  // pg's pool, once ended, neither serves nor fails the callers already waiting for a
+  // connection: they would wait forever. Closing the store fails them, and every caller after
+  // it, so a task whose store was closed under it stops at once (it waited out its stop
+  // time-out, 15 s, measured in the test of a failed store).
+  let failWaiting: (err: Error) => void = () => {};
+  const whenClosed = new Promise<never>((_, reject) => {
+    failWaiting = reject;
+  });
+  whenClosed.catch(() => {});
 
   /**
    * Runs fn with a checked-out connection. The connection goes back to the pool unless one
@@ -193,9 +202,15 @@ function poolStore(mode: PostgresStore['mode'], pool: pg.Pool, shutdown: () => P
    */
   async function withClient<T>(fn: (run: Run) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
+    const connecting = pool.connect();
     try {
-      client = await pool.connect();
+      client = await Promise.race([whenClosed, connecting]);
     } catch (err) {
+      // A connection handed over after the close goes straight back (and is ended with the pool).
+      connecting.then(
+        (late) => late.release(),
+        () => {},
+      );
       throw isDatabaseLoss(err) ? databaseUnavailable(err) : err;
     }
     let broken: Error | undefined;
@@ -246,7 +261,10 @@ function poolStore(mode: PostgresStore['mode'], pool: pg.Pool, shutdown: () => P
     },
     listen,
     close() {
-      closed ??= shutdown();
+      if (closed === null) {
+        failWaiting(new Error('the Postgres store was closed'));
+        closed = shutdown();
+      }
       return closed;
     },
   };

@@ -187,3 +187,46 @@ describe(`Postgres store resilience (${postgresMode})`, function () {
     expect(Object.keys(result.tally).sort()).to.deep.equal(['08P01', '22012', '22021', '23505', '42601', 'caller_abort', 'rolled_back', 'rows']);
   });
 });
+
+describe(`Postgres store closed while callers wait for a connection (${postgresMode})`, () => {
+  it('fails the waiting callers at once, and every caller after, instead of leaving them waiting', async () => {
+    const options = (await freshStoreOptions()).postgres;
+    // One connection, held by a transaction, so the next callers wait for it.
+    const store = await openPostgres(options.mode === 'server' ? { ...options, poolMax: 1 } : options);
+    let letGo = () => {};
+    const holding = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    let inTransaction = () => {};
+    const entered = new Promise<void>((resolve) => {
+      inTransaction = resolve;
+    });
+    const holder = store.transaction(async (tx) => {
+      await tx.query('SELECT 1');
+      inTransaction();
+      await holding;
+      return (await tx.query<{ n: number }>('SELECT 2 AS n'))[0]!.n;
+    });
+    await entered;
+    const waiting = Array.from({ length: 3 }, (_, i) =>
+      store.query('SELECT $1::int AS n', [i]).then(
+        () => 'answered',
+        (err: Error) => err.message,
+      ),
+    );
+    const closing = store.close();
+    // Before the holder lets go: they were failed by the close, not answered after it.
+    const outcomes = await Promise.race([Promise.all(waiting), new Promise<string>((resolve) => setTimeout(() => resolve('still waiting after 2 s'), 2_000))]);
+    expect(outcomes).to.deep.equal(['the Postgres store was closed', 'the Postgres store was closed', 'the Postgres store was closed']);
+    expect(
+      await store.query('SELECT 1').then(
+        () => 'answered',
+        (err: Error) => err.message,
+      ),
+    ).to.equal('the Postgres store was closed');
+    // The transaction under way finishes; then the store closes.
+    letGo();
+    expect(await holder).to.equal(2);
+    await closing;
+  });
+});
