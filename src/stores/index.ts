@@ -22,8 +22,11 @@ export function clickHouseOptions(config: Config): ClickHouseOptions {
     : { mode: 'server', url, user, password, database, analyst };
 }
 
+/** Where embedded Postgres keeps its files in DATA_DIR. */
+export const embeddedPostgresDir = (dataDir: string) => path.join(dataDir, 'postgres');
+
 export function postgresOptions(config: Config): PostgresOptions {
-  return config.postgres.url === null ? { mode: 'embedded', dir: path.join(config.dataDir, 'postgres') } : { mode: 'server', url: config.postgres.url };
+  return config.postgres.url === null ? { mode: 'embedded', dir: embeddedPostgresDir(config.dataDir) } : { mode: 'server', url: config.postgres.url };
 }
 
 export interface OpenStoresOptions {

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { openPostgres } from '../../src/stores/postgres.js';
-import { openStores, type OpenStoresOptions, type Stores } from '../../src/stores/index.js';
+import { openStores, embeddedPostgresDir, type OpenStoresOptions, type Stores } from '../../src/stores/index.js';
 
 export const testRoot = mkdtempSync(path.join(os.tmpdir(), 'alertmon-test-'));
 const clickhousePath = path.join(testRoot, 'clickhouse');
@@ -49,18 +49,21 @@ async function onServer<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/** A new, empty database on the Postgres server: its URL. */
+async function freshServerDatabase(): Promise<string> {
+  const database = uniqueName('alertmon_test');
+  await onServer((c) => c.query(`CREATE DATABASE ${database}`));
+  serverDatabases.push(database);
+  return withDatabase(serverUrl!, database);
+}
+
 /** Options for a new, empty ClickHouse database on the process's embedded engine. */
 export const freshClickHouseOptions = () => ({ mode: 'embedded', path: clickhousePath, database: uniqueName('t') }) as const;
 
 /** Options for a new, empty pair of stores. Open them (again) with openStores. */
 export async function freshStoreOptions(): Promise<OpenStoresOptions> {
   const clickhouse = freshClickHouseOptions();
-  if (serverUrl !== null) {
-    const database = uniqueName('alertmon_test');
-    await onServer((c) => c.query(`CREATE DATABASE ${database}`));
-    serverDatabases.push(database);
-    return { clickhouse, postgres: { mode: 'server', url: withDatabase(serverUrl, database), poolMax: 4 } };
-  }
+  if (serverUrl !== null) return { clickhouse, postgres: { mode: 'server', url: await freshServerDatabase(), poolMax: 4 } };
   const dir = path.join(testRoot, uniqueName('pglite'));
   cpSync(await pgliteTemplate(), dir, { recursive: true });
   return { clickhouse, postgres: { mode: 'embedded', dir } };
@@ -81,10 +84,16 @@ export async function removeTestStores(): Promise<void> {
   rmSync(testRoot, { recursive: true, force: true });
 }
 
-/** Environment for a service process of its own: DATA_DIR, and a fresh server database in server mode. */
-export async function freshProcessEnv(): Promise<Record<string, string>> {
-  const env: Record<string, string> = { DATA_DIR: mkdtempSync(path.join(testRoot, 'proc-')) };
-  const options = await freshStoreOptions();
-  if (options.postgres.mode === 'server') env.DATABASE_URL = options.postgres.url;
-  return env;
+/**
+ * Environment for a service process of its own: DATA_DIR, and a fresh server database in
+ * server mode. In embedded mode DATA_DIR's Postgres folder starts as a copy of the template
+ * (an initdb'd cluster, not migrated: the service still applies every migration), sparing
+ * each service its initdb (4.3 of its 9.5 s first start, measured here); `blank` leaves
+ * DATA_DIR empty, for a test of the very first start.
+ */
+export async function freshProcessEnv({ blank = false } = {}): Promise<Record<string, string>> {
+  const dataDir = mkdtempSync(path.join(testRoot, 'proc-'));
+  if (serverUrl !== null) return { DATA_DIR: dataDir, DATABASE_URL: await freshServerDatabase() };
+  if (!blank) cpSync(await pgliteTemplate(), embeddedPostgresDir(dataDir), { recursive: true });
+  return { DATA_DIR: dataDir };
 }

@@ -9,7 +9,8 @@ describe(`the service process (Postgres ${postgresMode})`, function () {
   this.timeout(180_000);
 
   it('serves, stops cleanly on SIGINT and finds its data again', async () => {
-    const env = { ...(await freshProcessEnv()), ADMIN_TOKEN };
+    // A DATA_DIR with nothing in it: the very first start, embedded Postgres's initdb included.
+    const env = { ...(await freshProcessEnv({ blank: true })), ADMIN_TOKEN };
     const first = await startServiceProcess({ env });
     let token: string;
     try {
