@@ -1,4 +1,4 @@
-// npm run bench:storm -- [--policies 1000] [--events 1000] [--destinations 10] [--pollers 1] [--poll-interval-ms 0]
+// npm run bench:storm -- [--policies 1000] [--events 1000] [--destinations 10] [--pollers 1] [--poll-interval-ms 0] [--service-root DIR]
 // An alert storm, black box, as a user would see it: the service runs in a child process
 // (ROLE=all, fresh embedded stores, default settings but ALLOW_PRIVATE_TARGETS=1); one
 // workspace gets `--events` events, `--policies` policies (max > 100 on the minute, spread over
@@ -10,6 +10,8 @@
 // measured by a client polling it during the storm (one request in flight per poller, the next
 // one --poll-interval-ms after the answer: 0, back to back, is the hardest case; the console
 // reads 200 alerts every 10 s, an SDK the whole list when its user asks).
+// --service-root runs the service from another checkout (e.g. a worktree of the commit before),
+// the same black box measured by the same client.
 // Targets (docs/alert-path.md): every one delivered, the last within 6 s; the list p99 ≤ 100 ms.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -95,6 +97,7 @@ async function main(): Promise<boolean> {
       destinations: { type: 'string' },
       pollers: { type: 'string' },
       'poll-interval-ms': { type: 'string' },
+      'service-root': { type: 'string' },
     },
   });
   const policies = integerOption('policies', values.policies, 1000, 1, 10_000);
@@ -105,7 +108,7 @@ async function main(): Promise<boolean> {
   const expected = policies * destinations;
 
   const sink = await startSink();
-  const service = await startBenchService(temporaryDir('alertmon-bench-storm-'), { ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn' });
+  const service = await startBenchService(temporaryDir('alertmon-bench-storm-'), { ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn' }, values['service-root']);
   try {
     const token = await issueWorkspaceToken(service, 'bench-storm');
     const setupStarted = performance.now();
@@ -197,7 +200,7 @@ async function main(): Promise<boolean> {
     const listMet = listMs.length > 0 && listP99 <= TARGET_LIST_P99_MS;
     process.stdout.write(
       [
-        `alert storm: ${policies.toLocaleString('en-US')} policies (max gt 100, minute) on ${eventCount.toLocaleString('en-US')} events × ${destinations} webhook destinations on 127.0.0.1 = ${expected.toLocaleString('en-US')} deliveries expected (ROLE=all, embedded stores, default settings)`,
+        `alert storm: ${policies.toLocaleString('en-US')} policies (max gt 100, minute) on ${eventCount.toLocaleString('en-US')} events × ${destinations} webhook destinations on 127.0.0.1 = ${expected.toLocaleString('en-US')} deliveries expected (the service of ${values['service-root'] ?? 'this checkout'}, ROLE=all, embedded stores, default settings)`,
         `  breaching batch             ${names.length} records, 200 after ${(okAt - sentAt).toFixed(0)} ms`,
         `  batch 200 → first delivery  ${first.toFixed(2)} s`,
         `  batch 200 → last delivery   ${last.toFixed(2)} s   target ≤ ${TARGET_LAST_S} s with none missing: ${lastMet ? 'met' : 'NOT MET'}`,
