@@ -134,9 +134,17 @@ describe('OpenTelemetry exporter retries', function () {
         "SELECT toUnixTimestamp64Milli(occurred_at) AS at FROM logs WHERE workspace_id = 'otel-policy' AND event = 'gen_ai.client.operation.duration'",
       );
       const minute = Math.floor(Number(point!.at) / MINUTE) * MINUTE;
-      await evaluatorAt(svc.stores, { now: minute + MINUTE + 6_000 }).evaluateDuePolicies();
+      const now = minute + MINUTE + 6_000;
+      const cycle = await evaluatorAt(svc.stores, { now }).evaluateDuePolicies();
       const alerts = await alertsOf(svc, token, policyId);
-      expect(alerts.map((a) => a.status)).to.deep.equal(['triggered']);
+      // Should it fail again (once in CI's server run, not reproduced since), what it saw.
+      const [progress] = await svc.stores.postgres.query('SELECT evaluated_until, updated_at, created_at FROM policies WHERE policy_id = $1', [policyId]);
+      const { policies, evaluations, raised } = cycle;
+      const seen = JSON.stringify({ point: point!.at, now, wallClock: Date.now(), policies, evaluations, raised, progress });
+      expect(
+        alerts.map((a) => a.status),
+        seen,
+      ).to.deep.equal(['triggered']);
     });
   });
 });
