@@ -70,7 +70,7 @@ const statsOfRow = (row: StatsRow): BucketStats => ({
   p99: row.quantiles?.[1] ?? null,
 });
 
-/** An event's buckets of one period, as arrays in bucket order: one row per event, not per bucket. */
+/** An event's buckets of one period as arrays, the i-th of each the same bucket's: one row per event, not per bucket. */
 interface EventStatsRow {
   workspace_id: string;
   event_id: string;
