@@ -21,7 +21,7 @@
 import { mkdir } from 'node:fs/promises';
 import pg from 'pg';
 import { unavailable } from '../errors.js';
-import { keepStatistics, type StatisticsKeeper } from './embeddedStatistics.js';
+import { maintainEmbedded, type Maintenance } from './embeddedMaintenance.js';
 import { PgliteConnection } from './pgliteConnection.js';
 import { listenOnServer, type Unlisten } from './postgresListener.js';
 
@@ -75,19 +75,19 @@ async function openEmbedded(dir: string): Promise<PostgresStore> {
   const db = await PGlite.create(dir);
   // PGlite is one session: a single pooled connection keeps every transaction whole.
   const pool = new pg.Pool({ stream: () => new PgliteConnection(db), user: 'postgres', database: 'postgres', max: 1, idleTimeoutMillis: 0, types });
-  let statistics: StatisticsKeeper | null = null;
+  let maintenance: Maintenance | null = null;
   const store = poolStore(
     'embedded',
     pool,
     async () => {
-      await statistics?.stop();
+      await maintenance?.stop();
       await pool.end();
       await db.close();
     },
     (channel, onPayload, onError) => listenInSession(pool, channel, onPayload, onError),
   );
-  // No autovacuum runs in PGlite: without this, the planner never has statistics (embeddedStatistics.ts).
-  statistics = keepStatistics(store, (err) => process.emitWarning(`embedded Postgres: ANALYZE failed: ${String(err)}`));
+  // No autovacuum runs in PGlite: without this, the planner never has statistics and no row is ever frozen (embeddedMaintenance.ts).
+  maintenance = maintainEmbedded(store, (err) => process.emitWarning(`embedded Postgres: ANALYZE or VACUUM failed: ${String(err)}`));
   return store;
 }
 
