@@ -67,7 +67,7 @@ export interface IngestConfig {
   readonly journalSegmentBytes: number;
   /** INGEST_INSERT_BLOCK_RECORDS: the journal writer inserts as soon as this many records wait. @default 50000 */
   readonly insertBlockRecords: number;
-  /** INGEST_FLUSH_INTERVAL_MS: ... or when the oldest journaled record has waited this long. @default 250 */
+  /** INGEST_FLUSH_INTERVAL_MS: ... or at most one insert per this many ms, so a batch after a quiet spell goes in at once and others wait at most this long. @default 250 */
   readonly flushIntervalMs: number;
   /** INGEST_WORKSPACE_RECORDS_PER_S: records per second one workspace may send; past it, 429. @default null (a fair share of the measured capacity) */
   readonly workspaceRecordsPerS: number | null;

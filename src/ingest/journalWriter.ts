@@ -1,8 +1,10 @@
 // Moves journaled batches into ClickHouse in large blocks: as soon as `blockRecords` wait, or
-// when the oldest has waited `intervalMs`. Before each insert its frame range is made durable
-// in the journal's checkpoint, and its insert_deduplication_token is derived from that range,
-// so a block inserted again after a crash (or after a failure part-way) is stored once in
-// logs and in every rollup. A failed insert is retried with the same token until it passes.
+// when their insert is due (at most one every `intervalMs`, insertPacing.ts: a batch after a
+// quiet spell goes in at once, the others wait for the rest of the interval). Before each
+// insert its frame range is made durable in the journal's checkpoint, and its
+// insert_deduplication_token is derived from that range, so a block inserted again after a
+// crash (or after a failure part-way) is stored once in logs and in every rollup. A failed
+// insert is retried with the same token until it passes.
 //
 // A block ClickHouse refuses for its rows is split in halves, down to the one request
 // (frame) that holds the bad rows: that frame is set aside (its payload kept under
@@ -19,6 +21,7 @@ import type { EventDirectory } from '../events/eventDirectory.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
+import { InsertPacing } from './insertPacing.js';
 import { repairInterruptedBlock } from './interruptedBlock.js';
 import { decodeBatch, eventIdsIn } from './journaledBatch.js';
 import type { BlockRange, FrameEntry } from './journal/frameIndex.js';
@@ -44,6 +47,7 @@ export class JournalWriter {
   private unsettled = false;
   /** Builds each block's insert rows (in one buffer kept from block to block) and inserts them. */
   private readonly inserter: LogsBlockInserter;
+  private readonly pacing: InsertPacing;
   /** Told the events of each block once it is in ClickHouse (and so in every rollup): evaluation is driven by it. */
   onInserted: ((eventIds: ReadonlySet<string>) => void) | null = null;
 
@@ -57,6 +61,7 @@ export class JournalWriter {
     private readonly dir: string,
   ) {
     this.inserter = new LogsBlockInserter(clickhouse, metrics, (eventId) => directory.timezoneOf(eventId));
+    this.pacing = new InsertPacing(options.intervalMs);
   }
 
   start(): void {
@@ -114,11 +119,12 @@ export class JournalWriter {
       again = null;
       repairAgain = false;
       const records = frames.reduce((n, f) => n + f.records, 0);
-      const dueIn = frames.length === 0 ? Infinity : frames[0]!.journaledAt + this.options.intervalMs - Date.now();
+      const dueIn = frames.length === 0 ? Infinity : this.pacing.dueIn();
       if (frames.length === 0 || (records < this.options.blockRecords && dueIn > 0 && !hurry)) {
         await this.sleep(dueIn);
         continue;
       }
+      this.pacing.started();
       try {
         await this.insertBlock(frames, repair);
         failures = 0;

@@ -1,8 +1,9 @@
 // The writer of the stream journal: one durable pull consumer that every process holding
-// ClickHouse (ROLE all, worker) shares. Messages are held until `blockRecords` wait or the
-// oldest has waited `intervalMs`, then inserted as one block whose insert_deduplication_token
-// is derived from the stream sequences it holds (an insert retried after a failure is stored
-// once), and acknowledged only after the insert: acknowledged messages leave the stream.
+// ClickHouse (ROLE all, worker) shares. Messages are held until `blockRecords` wait or their
+// insert is due (at most one every `intervalMs`: insertPacing.ts), then inserted as one
+// block whose insert_deduplication_token is derived from the stream sequences it holds (an
+// insert retried after a failure is stored once), and acknowledged only after the insert:
+// acknowledged messages leave the stream.
 //
 // Idempotency by log_id (docs/api.md) is kept here, not in the ingest processes: every
 // publish of every ingest process passes through this consumer in stream order, so a retry
@@ -20,6 +21,7 @@ import type { EventDirectory } from '../../events/eventDirectory.js';
 import type { Logger } from '../../logger.js';
 import type { Metrics } from '../../metrics.js';
 import type { ClickHouseStore } from '../../stores/clickhouse.js';
+import { InsertPacing } from '../insertPacing.js';
 import { decodeBatch, eventIdsIn, payloadOf } from '../journaledBatch.js';
 import { LogsBlockInserter, pauseBeforeRetry } from '../logsBlockInsert.js';
 import { loadRecentIds } from '../logIngestor.js';
@@ -40,8 +42,6 @@ interface Held {
   readonly msg: JsMsg;
   readonly payload: Buffer;
   readonly records: number;
-  /** ms since the epoch when JetStream stored it. */
-  readonly publishedAt: number;
 }
 
 /**
@@ -89,6 +89,7 @@ export class StreamWriter {
   onInserted: ((eventIds: ReadonlySet<string>) => void) | null = null;
   /** Builds each block's insert rows (in one buffer kept from block to block) and inserts them. */
   private readonly inserter: LogsBlockInserter;
+  private readonly pacing: InsertPacing;
   private readonly words = new Int32Array(4);
 
   private constructor(
@@ -102,6 +103,7 @@ export class StreamWriter {
     private readonly logger: Logger,
   ) {
     this.inserter = new LogsBlockInserter(clickhouse, metrics, (eventId) => directory.timezoneOf(eventId));
+    this.pacing = new InsertPacing(options.intervalMs);
     this.stranded = new StrandedMessages(stream, (payloads) => this.runExclusive(() => this.repair(payloads)), logger);
   }
 
@@ -188,7 +190,7 @@ export class StreamWriter {
         this.messages = await this.consumer.consume({ max_messages: 1_000, expires: PULL_EXPIRES_MS });
         for await (const msg of this.messages) {
           const payload = Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.byteLength);
-          const held: Held = { msg, payload, records: countLines(payload), publishedAt: Number(msg.info.timestampNanos) / 1e6 };
+          const held: Held = { msg, payload, records: countLines(payload) };
           const again = msg.info.redelivered || msg.seq <= this.lastReceived;
           this.lastReceived = Math.max(this.lastReceived, msg.seq);
           this.meanRecords = this.meanRecords * 0.99 + held.records * 0.01;
@@ -222,11 +224,12 @@ export class StreamWriter {
       const block = this.nextBlock();
       const records = block.reduce((n, h) => n + h.records, 0);
       const hurry = this.stopping || this.caughtUpWaiters.length > 0 || this.exclusive.length > 0;
-      const dueIn = block.length === 0 ? Infinity : block[0]!.publishedAt + this.options.intervalMs - Date.now();
+      const dueIn = block.length === 0 ? Infinity : this.pacing.dueIn();
       if (block.length === 0 || (records < this.options.blockRecords && dueIn > 0 && !hurry)) {
         await this.sleep(dueIn);
         continue;
       }
+      this.pacing.started();
       this.held.splice(0, block.length);
       this.heldRecords -= records;
       this.roomFor?.();

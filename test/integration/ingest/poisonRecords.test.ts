@@ -34,9 +34,13 @@ describe('ingest: a journaled batch ClickHouse refuses is set aside alone', func
   before(async () => {
     stores = await openStores(await freshStoreOptions());
     for (const ws of ['poison', 'bystander-a', 'bystander-b']) await stores.postgres.query('INSERT INTO workspaces (user_id) VALUES ($1)', [ws]);
-    // A long flush interval puts every batch sent at once into one block.
     ({ ingestor, journalDir } = await openTestIngestor(stores, { env: { INGEST_FLUSH_INTERVAL_MS: '300' }, metrics }));
   });
+  /** Holds the journal writer between two inserts until the returned function is called. */
+  const holdWriter = () =>
+    new Promise<() => void>((held) => {
+      void ingestor.runExclusive(() => new Promise<void>((release) => held(release)));
+    });
   after(async () => {
     await ingestor.close(0);
     await stores.close();
@@ -45,10 +49,13 @@ describe('ingest: a journaled batch ClickHouse refuses is set aside alone', func
   it("stores the other workspaces' batches of the same blocks, round after round, and keeps the refused ones aside", async () => {
     const rounds = 5;
     for (let round = 0; round < rounds; round++) {
+      // The writer is held while a round's batches are journaled, so they go in one block.
+      const release = await holdWriter();
       await Promise.all([
         ingestor.ingest(prepareBatch('poison', Date.now(), [record(`fresh.${round}`, 1), record('bad\ud800name', 2)])),
         ...['bystander-a', 'bystander-b'].map((ws) => ingestor.ingest(prepareBatch(ws, Date.now(), [record(`ok.${round}`, 1), record('ok.shared', 2)]))),
       ]);
+      release();
     }
     await ingestor.caughtUp();
     const refused = (await metrics.registry.getSingleMetric('alertmon_journal_refused_records_total')!.get()).values[0]!.value;
