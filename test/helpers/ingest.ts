@@ -6,6 +6,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { EventDirectory } from '../../src/events/eventDirectory.js';
 import { prepareBatch, type NewLogRecord } from '../../src/ingest/journaledBatch.js';
+import type { Ingestor } from '../../src/ingest/ingestor.js';
 import type { LogIngestor } from '../../src/ingest/logIngestor.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics, type Metrics } from '../../src/metrics.js';
@@ -33,4 +34,24 @@ export async function openTestIngestor(stores: Stores, options: TestIngestorOpti
 export async function ingestVisible(ingestor: LogIngestor, workspaceId: string, records: readonly NewLogRecord[]): Promise<void> {
   for (let i = 0; i < records.length; i += 5000) await ingestor.ingest(prepareBatch(workspaceId, Date.now(), records.slice(i, i + 5000)));
   await ingestor.caughtUp();
+}
+
+/**
+ * Holds the journal writer between two inserts (runExclusive), so records journaled meanwhile
+ * wait unstored and together: resolves once the writer is held, with a function that lets it
+ * go on and resolves when it has (calling it again does nothing more).
+ */
+export async function holdJournalWriter(ingestor: Pick<Ingestor, 'runExclusive'>): Promise<() => Promise<void>> {
+  let release!: () => void;
+  let held!: Promise<void>;
+  await new Promise<void>((isHeld) => {
+    held = ingestor.runExclusive(() => {
+      isHeld();
+      return new Promise<void>((resolve) => (release = resolve));
+    });
+  });
+  return async () => {
+    release();
+    await held;
+  };
 }

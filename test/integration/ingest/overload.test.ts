@@ -5,21 +5,11 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { request, type TestResponse } from '../../helpers/http.js';
+import { holdJournalWriter } from '../../helpers/ingest.js';
 import { storedLogCount } from '../../helpers/logs.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
+import { startTestService } from '../../helpers/service.js';
 
 const batch = (event: string, n: number) => Array.from({ length: n }, (_, i) => ({ log_id: randomUUID(), event, value: i }));
-
-/** Holds the journal writer between two inserts until the returned function is called. */
-function holdWriter(svc: TestService): () => Promise<void> {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const held = svc.services.ingestor!.runExclusive(() => released);
-  return async () => {
-    release();
-    await held;
-  };
-}
 
 const metric = (text: string, line: string) =>
   Number(
@@ -69,7 +59,7 @@ describe('ingest overload', function () {
 
   it('holds a flooding workspace to its share of concurrent requests, without refusing another', async () => {
     const svc = await startTestService({ env: { INGEST_MAX_CONCURRENT_REQUESTS: '4' } });
-    const release = holdWriter(svc);
+    const release = await holdJournalWriter(svc.services.ingestor!);
     try {
       const [flood, calm] = [await svc.tokenFor('crowd-ws'), await svc.tokenFor('quiet-ws')];
       expect((await request(svc.url, 'POST', '/v1.0/logs', { token: calm, body: batch('quiet', 10) })).status).to.equal(200);
@@ -94,7 +84,7 @@ describe('ingest overload', function () {
 
   it('answers 503 with Retry-After once the journal reaches its cap, stores nothing of that batch, and takes batches again as it drains', async () => {
     const svc = await startTestService({ env: { INGEST_JOURNAL_MAX_BYTES: String(1024 * 1024) } });
-    const release = holdWriter(svc);
+    const release = await holdJournalWriter(svc.services.ingestor!);
     try {
       const token = await svc.tokenFor('full-ws');
       let accepted = 0;

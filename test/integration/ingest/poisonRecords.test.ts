@@ -11,7 +11,7 @@ import { prepareBatch, type NewLogRecord } from '../../../src/ingest/journaledBa
 import type { LogIngestor } from '../../../src/ingest/logIngestor.js';
 import { createMetrics } from '../../../src/metrics.js';
 import { openStores, type Stores } from '../../../src/stores/index.js';
-import { openTestIngestor } from '../../helpers/ingest.js';
+import { holdJournalWriter, openTestIngestor } from '../../helpers/ingest.js';
 import { storedLogCount } from '../../helpers/logs.js';
 import { freshStoreOptions } from '../../helpers/stores.js';
 
@@ -36,11 +36,6 @@ describe('ingest: a journaled batch ClickHouse refuses is set aside alone', func
     for (const ws of ['poison', 'bystander-a', 'bystander-b']) await stores.postgres.query('INSERT INTO workspaces (user_id) VALUES ($1)', [ws]);
     ({ ingestor, journalDir } = await openTestIngestor(stores, { env: { INGEST_FLUSH_INTERVAL_MS: '300' }, metrics }));
   });
-  /** Holds the journal writer between two inserts until the returned function is called. */
-  const holdWriter = () =>
-    new Promise<() => void>((held) => {
-      void ingestor.runExclusive(() => new Promise<void>((release) => held(release)));
-    });
   after(async () => {
     await ingestor.close(0);
     await stores.close();
@@ -50,12 +45,12 @@ describe('ingest: a journaled batch ClickHouse refuses is set aside alone', func
     const rounds = 5;
     for (let round = 0; round < rounds; round++) {
       // The writer is held while a round's batches are journaled, so they go in one block.
-      const release = await holdWriter();
+      const release = await holdJournalWriter(ingestor);
       await Promise.all([
         ingestor.ingest(prepareBatch('poison', Date.now(), [record(`fresh.${round}`, 1), record('bad\ud800name', 2)])),
         ...['bystander-a', 'bystander-b'].map((ws) => ingestor.ingest(prepareBatch(ws, Date.now(), [record(`ok.${round}`, 1), record('ok.shared', 2)]))),
       ]);
-      release();
+      await release();
     }
     await ingestor.caughtUp();
     const refused = (await metrics.registry.getSingleMetric('alertmon_journal_refused_records_total')!.get()).values[0]!.value;

@@ -5,6 +5,7 @@
 // after a quiet spell at once (insertPacing.ts): a long interval tells the two apart.
 import { expect } from 'chai';
 import { request } from '../../helpers/http.js';
+import { holdJournalWriter } from '../../helpers/ingest.js';
 import { eventIdOf, storedLogCount } from '../../helpers/logs.js';
 import { startTestService } from '../../helpers/service.js';
 import { waitFor } from '../../helpers/waitFor.js';
@@ -25,8 +26,7 @@ describe('ingest visibility', function () {
         return res.body.reduce((n, b) => n + b.count, 0);
       };
 
-      let release!: () => void;
-      const held = svc.services.ingestor!.runExclusive(() => new Promise<void>((resolve) => (release = resolve)));
+      const release = await holdJournalWriter(svc.services.ingestor!);
       const sent = await request(svc.url, 'POST', '/v1.0/logs', { token, body: Array.from({ length: 100 }, (_, i) => ({ event: 'lagging', value: i })) });
       expect(sent.status).to.equal(200);
       const behind = await waitFor('the backlog to age', async () => {
@@ -38,8 +38,7 @@ describe('ingest visibility', function () {
       expect((await request(svc.url, 'GET', '/readyz')).status).to.equal(200);
       expect(await count()).to.equal(1);
 
-      release();
-      await held;
+      await release();
       await waitFor('the records to be visible', async () => ((await count()) === 101 ? true : null));
       const drained = (await request(svc.url, 'GET', '/metrics')).text;
       expect(metric(drained, 'alertmon_journal_backlog_records')).to.equal(0);
