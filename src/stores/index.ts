@@ -26,7 +26,8 @@ export function clickHouseOptions(config: Config): ClickHouseOptions {
 export const embeddedPostgresDir = (dataDir: string) => path.join(dataDir, 'postgres');
 
 export function postgresOptions(config: Config): PostgresOptions {
-  return config.postgres.url === null ? { mode: 'embedded', dir: embeddedPostgresDir(config.dataDir) } : { mode: 'server', url: config.postgres.url };
+  const { url, embeddedSharedBuffersMb } = config.postgres;
+  return url === null ? { mode: 'embedded', dir: embeddedPostgresDir(config.dataDir), sharedBuffersMb: embeddedSharedBuffersMb } : { mode: 'server', url };
 }
 
 export interface OpenStoresOptions {

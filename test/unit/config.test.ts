@@ -11,7 +11,7 @@ describe('configuration', () => {
     expect(config.http.logsPort).to.equal(null);
     expect(config.dataDir).to.equal(path.resolve('./data'));
     expect(config.clickhouse).to.deep.equal({ url: null, user: 'default', password: '', database: 'alertmon' });
-    expect(config.postgres.url).to.equal(null);
+    expect(config.postgres).to.deep.equal({ url: null, embeddedSharedBuffersMb: 128 });
     expect(config.http.adminToken).to.equal(null);
     expect(config.evaluation.intervalMs).to.equal(15_000);
     expect(config.evaluation.graceMs).to.equal(5_000);
@@ -41,6 +41,7 @@ describe('configuration', () => {
       CLICKHOUSE_PASSWORD: 'p',
       CLICKHOUSE_DATABASE: 'metrics',
       DATABASE_URL: 'postgres://pg/alertmon',
+      EMBEDDED_POSTGRES_SHARED_BUFFERS_MB: '32',
       ADMIN_TOKEN: 'a-long-enough-admin-token',
       DISCORD_WEBHOOK_ORIGINS: 'http://127.0.0.1:9999, https://discord.com',
       ALLOW_PRIVATE_TARGETS: '1',
@@ -51,7 +52,7 @@ describe('configuration', () => {
     expect(config.role).to.equal('ingest');
     expect(config.http.logsPort).to.equal(9001);
     expect(config.clickhouse).to.deep.equal({ url: 'http://ch:8123', user: 'u', password: 'p', database: 'metrics' });
-    expect(config.postgres.url).to.equal('postgres://pg/alertmon');
+    expect(config.postgres).to.deep.equal({ url: 'postgres://pg/alertmon', embeddedSharedBuffersMb: 32 });
     expect(config.channels.discordWebhookOrigins).to.deep.equal(['http://127.0.0.1:9999', 'https://discord.com']);
     expect(config.delivery.allowPrivateTargets).to.equal(true);
     expect(config.ingest.flushIntervalMs).to.equal(10);
@@ -81,6 +82,7 @@ describe('configuration', () => {
         ALLOW_PRIVATE_TARGETS: 'maybe',
         SLACK_WEBHOOK_ORIGIN: 'https://hooks.example.com/services',
         CLICKHOUSE_DATABASE: 'drop table',
+        EMBEDDED_POSTGRES_SHARED_BUFFERS_MB: '0',
       });
     } catch (err) {
       error = err;
@@ -96,13 +98,14 @@ describe('configuration', () => {
       'ALLOW_PRIVATE_TARGETS',
       'SLACK_WEBHOOK_ORIGIN',
       'CLICKHOUSE_DATABASE',
+      'EMBEDDED_POSTGRES_SHARED_BUFFERS_MB',
     ]) {
       expect(
         problems.some((p) => p.startsWith(name)),
         `a problem names ${name}`,
       ).to.equal(true);
     }
-    expect(problems).to.have.length(8);
+    expect(problems).to.have.length(9);
     expect((error as Error).message, 'no password in the message').not.to.include('hunter2');
     expect((error as Error).message).not.to.include('short"');
   });

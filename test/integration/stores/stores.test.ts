@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { openStores } from '../../../src/stores/index.js';
-import { UNIQUE_VIOLATION, sqlState } from '../../../src/stores/postgres.js';
-import { freshStoreOptions, postgresMode } from '../../helpers/stores.js';
+import { loadConfig } from '../../../src/config.js';
+import { openStores, postgresOptions } from '../../../src/stores/index.js';
+import { openPostgres, UNIQUE_VIOLATION, sqlState } from '../../../src/stores/postgres.js';
+import { freshProcessEnv, freshStoreOptions, postgresMode } from '../../helpers/stores.js';
 
 describe(`stores (Postgres ${postgresMode}, ClickHouse embedded)`, () => {
   it('keep their data across a close and reopen', async () => {
@@ -61,5 +62,22 @@ describe(`stores (Postgres ${postgresMode}, ClickHouse embedded)`, () => {
     } finally {
       await stores.close();
     }
+  });
+
+  it('give the embedded Postgres the buffer pool EMBEDDED_POSTGRES_SHARED_BUFFERS_MB says, 128 MB by default', async function () {
+    if (postgresMode !== 'embedded') this.skip();
+    const sharedBuffers = async (setting: Record<string, string>) => {
+      // A DATA_DIR as every test service's, without the tests' own setting.
+      const { EMBEDDED_POSTGRES_SHARED_BUFFERS_MB: _tests, ...env } = await freshProcessEnv();
+      const config = loadConfig({ ...env, ...setting });
+      const store = await openPostgres(postgresOptions(config));
+      try {
+        return (await store.query<{ shared_buffers: string }>('SHOW shared_buffers'))[0]!.shared_buffers;
+      } finally {
+        await store.close();
+      }
+    };
+    expect(await sharedBuffers({ EMBEDDED_POSTGRES_SHARED_BUFFERS_MB: '24' })).to.equal('24MB');
+    expect(await sharedBuffers({})).to.equal('128MB');
   });
 });
