@@ -1,6 +1,7 @@
 // `npm test`: the unit tests (test/unit/, pure) once; the integration tests
 // (test/integration/, real stores) on the embedded stores, then again with Postgres on a
-// server when one is reachable (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test);
+// server when one is reachable (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test),
+// but for the suites in which Postgres plays no part (describeInEmbeddedRunOnly, pending there);
 // then the browser tests (test/browser/, headless Chromium) when a Chromium is installed.
 // TEST_EMBEDDED_ONLY=1 runs only the unit tests and the embedded integration run (CI's run on
 // the older Node it still supports, .ci/run). The browser code is built first, so every run serves the current console and share page.

@@ -7,11 +7,12 @@ import { randomUUID } from 'node:crypto';
 import type { TestResponse } from '../../helpers/http.js';
 import { eventIdOf } from '../../helpers/logs.js';
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../../helpers/service.js';
+import { describeInEmbeddedRunOnly } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
 const HEAVY = 'SELECT count() AS isolation_probe_n FROM logs AS a, logs AS b, logs AS c, logs AS d WHERE a.value + b.value + c.value + d.value = -1';
 
-describe('analyst SQL cannot stall the service', function () {
+describeInEmbeddedRunOnly('analyst SQL cannot stall the service', function () {
   this.timeout(240_000);
   let svc: TestService;
   before(async () => {

@@ -16,7 +16,7 @@ import { isTornWrite, scanFrames } from '../../../src/ingest/journal/frames.js';
 import { request } from '../../helpers/http.js';
 import { isoMinutesAgo, type SentLog } from '../../helpers/logs.js';
 import { startServiceProcess, type ServiceProcess } from '../../../scripts/lib/serviceProcess.js';
-import { freshProcessEnv, postgresMode } from '../../helpers/stores.js';
+import { describeInEmbeddedRunOnly, freshProcessEnv } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
 import { seededRandom } from '../../../scripts/lib/seededRandom.js';
 
@@ -62,7 +62,7 @@ async function sql(service: ServiceProcess, query: string): Promise<Record<strin
   return Object.fromEntries(Object.entries(res.body[0] as Record<string, unknown>).map(([k, v]) => [k, Number(v)]));
 }
 
-describe(`ingest survives kill -9 at random moments (Postgres ${postgresMode})`, function () {
+describeInEmbeddedRunOnly('ingest survives kill -9 at random moments', function () {
   this.timeout(600_000);
 
   it('stores every acknowledged record exactly once in logs and in the minute, hour and day rollups', async () => {

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { openClickHouse, type ClickHouseStore } from '../../../src/stores/clickhouse.js';
 import { isoMinutesAgo, queryRows, type SentLog } from '../../helpers/logs.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { describeInEmbeddedRunOnly } from '../../helpers/stores.js';
 
 const RECORDS = 30_000;
 const PER_BATCH = 250;
@@ -59,7 +60,7 @@ async function totals(svc: TestService, ws: string): Promise<Record<string, Tota
   return out;
 }
 
-describe('ingest: inserts cancelled part-way, then retried by clients', function () {
+describeInEmbeddedRunOnly('ingest: inserts cancelled part-way, then retried by clients', function () {
   this.timeout(600_000);
   let svc: TestService;
   let killerStore: ClickHouseStore;

@@ -11,7 +11,7 @@ import { encodeFrame, scanFrames } from '../../../src/ingest/journal/frames.js';
 import { request } from '../../helpers/http.js';
 import { isoMinutesAgo } from '../../helpers/logs.js';
 import { startServiceProcess, type ServiceProcess } from '../../../scripts/lib/serviceProcess.js';
-import { freshProcessEnv, postgresMode } from '../../helpers/stores.js';
+import { describeInEmbeddedRunOnly, freshProcessEnv } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
 const ADMIN_TOKEN = 'journal-tail-admin-token-0123456789';
@@ -74,7 +74,7 @@ async function crashWithTail(workspace: string, damage: (segment: string) => voi
   }
 }
 
-describe(`ingest journal tail after a crash (Postgres ${postgresMode})`, function () {
+describeInEmbeddedRunOnly('ingest journal tail after a crash', function () {
   this.timeout(120_000);
 
   it('cuts off half a frame at the end (a torn append) and stores every acknowledged record exactly once', async () => {

@@ -8,6 +8,7 @@ import { request, type TestResponse } from '../../helpers/http.js';
 import { holdJournalWriter } from '../../helpers/ingest.js';
 import { storedLogCount } from '../../helpers/logs.js';
 import { startTestService } from '../../helpers/service.js';
+import { describeInEmbeddedRunOnly } from '../../helpers/stores.js';
 
 const batch = (event: string, n: number) => Array.from({ length: n }, (_, i) => ({ log_id: randomUUID(), event, value: i }));
 
@@ -19,7 +20,7 @@ const metric = (text: string, line: string) =>
       ?.split(' ')[1] ?? NaN,
   );
 
-describe('ingest overload', function () {
+describeInEmbeddedRunOnly('ingest overload', function () {
   this.timeout(120_000);
 
   it('answers 429 with Retry-After and X-RateLimit-* to a workspace over its rate, while another keeps getting 200s', async () => {

@@ -8,11 +8,12 @@ import { request } from '../../helpers/http.js';
 import { holdJournalWriter } from '../../helpers/ingest.js';
 import { eventIdOf, storedLogCount } from '../../helpers/logs.js';
 import { startTestService } from '../../helpers/service.js';
+import { describeInEmbeddedRunOnly } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
 const metric = (text: string, name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
 
-describe('ingest visibility', function () {
+describeInEmbeddedRunOnly('ingest visibility', function () {
   this.timeout(60_000);
 
   it('makes a record answered 200 readable in the rollups once the journal drains, with the backlog in /metrics meanwhile', async () => {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { queryRows } from '../../helpers/logs.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { describeInEmbeddedRunOnly } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
 function prometheusBinary(): string | null {
@@ -32,7 +33,7 @@ const freePort = () =>
     });
   });
 
-describe('Prometheus remote-write from a real Prometheus server', function () {
+describeInEmbeddedRunOnly('Prometheus remote-write from a real Prometheus server', function () {
   this.timeout(120_000);
   const binary = prometheusBinary();
   let svc: TestService;

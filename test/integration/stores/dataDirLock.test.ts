@@ -9,7 +9,7 @@ import path from 'node:path';
 import { projectRoot } from '../../../src/paths.js';
 import { DataDirBusyError, dataDirOwner, lockDataDir } from '../../../src/stores/dataDirLock.js';
 import { startServiceProcess, type ServiceProcess } from '../../../scripts/lib/serviceProcess.js';
-import { freshProcessEnv, testRoot } from '../../helpers/stores.js';
+import { describeInEmbeddedRunOnly, freshProcessEnv, testRoot } from '../../helpers/stores.js';
 
 const freshDir = () => mkdtempSync(path.join(testRoot, 'lock-'));
 
@@ -28,7 +28,7 @@ async function holder(dir: string): Promise<ChildProcess> {
   return child;
 }
 
-describe('data directory lock', function () {
+describeInEmbeddedRunOnly('data directory lock', function () {
   this.timeout(600_000);
 
   it('refuses a second owner while the first holds it, then lets the next one in', async () => {
