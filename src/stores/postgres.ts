@@ -78,7 +78,7 @@ async function openEmbedded(dir: string, sharedBuffersMb: number | undefined): P
   const { PGlite } = await import('@electric-sql/pglite');
   await mkdir(dir, { recursive: true });
   // PGlite zeroes the whole buffer pool as it starts (in WebAssembly, about 5 ms a MB here:
-  // 0.65 of the 1.2 s a start of the default 128 MB takes).
+  // 0.73 of the 1.1-1.4 s an open of the default 128 MB took in a profile).
   const startParams = sharedBuffersMb === undefined ? PGlite.defaultStartParams : [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffersMb}MB`];
   const db = await PGlite.create(dir, { startParams });
   // PGlite is one session: a single pooled connection keeps every transaction whole.
