@@ -1,7 +1,7 @@
-// The service under test: src/main.ts in a child process of its own on the embedded stores,
-// so that its CPU and memory are its own and can be measured apart from the clients.
+// The service under test, compiled and started as `npm start` runs it (serviceProcess.ts), in
+// a child process of its own on the embedded stores, so that its CPU and memory are its own
+// and can be measured apart from the clients.
 import { randomBytes } from 'node:crypto';
-import { packageManifest } from '../../../src/paths.js';
 import { startServiceProcess, type ServiceProcess } from '../../lib/serviceProcess.js';
 import { onCleanup } from './cleanup.js';
 import type { CountCheck } from './report.js';
@@ -13,14 +13,9 @@ export interface BenchService extends ServiceProcess {
 // Variables that would take the service off the embedded stores or change what is measured.
 const OVERRIDDEN = /^(CLICKHOUSE_|DATABASE_URL$|ROLE$|LOGS_PORT$|INGEST_)/;
 
-/**
- * The Node options `npm start` runs the service with (package.json), so that what is measured
- * is what runs; then BENCH_SERVICE_NODE_ARGS, extra options for the service, e.g.
- * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it.
- */
+/** BENCH_SERVICE_NODE_ARGS: Node options for the service beyond `npm start`'s, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
 function serviceNodeArgs(): string[] {
-  const started = (packageManifest.scripts.start ?? '').split(' ').filter((a) => a.startsWith('--'));
-  return [...started, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')];
+  return (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 }
 
 /**
