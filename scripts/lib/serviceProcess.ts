@@ -60,13 +60,8 @@ const compiled = new Map<string, Promise<void>>();
 function compile(root: string): Promise<void> {
   let done = compiled.get(root);
   if (!done) {
-    done = new Promise<void>((resolve, reject) => {
-      const tsc = spawn(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root });
-      let output = '';
-      tsc.stdout.on('data', (c: Buffer) => (output += c.toString()));
-      tsc.stderr.on('data', (c: Buffer) => (output += c.toString()));
-      tsc.on('error', reject);
-      tsc.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`tsc -p tsconfig.build.json failed in ${root} (${code}):\n${output}`))));
+    done = runNode([path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], root).then(({ code, stdout, stderr }) => {
+      if (code !== 0) throw new Error(`tsc -p tsconfig.build.json failed in ${root} (${code}):\n${stdout}${stderr}`);
     });
     compiled.set(root, done);
   }
@@ -204,10 +199,21 @@ async function stopChild(
 }
 
 /** Runs a script of this repository (e.g. scripts/token.ts), compiled as `npm run token` runs it, to its end; its exit code and output. */
-export async function runScript(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runScript(script: string, args: string[], env: Record<string, string>): Promise<RunResult> {
   await compile(projectRoot);
+  return runNode([...START_NODE_ARGS, compiledPath(script), ...args], projectRoot, env);
+}
+
+interface RunResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs Node with these arguments in `cwd` to its end; its exit code and output. */
+function runNode(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...START_NODE_ARGS, compiledPath(script), ...args], { cwd: projectRoot, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
