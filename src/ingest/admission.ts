@@ -20,7 +20,11 @@
 //   rate. A request is admitted while the
 //   bucket is above zero and its records are taken once counted (the bucket may go below
 //   zero), so a batch larger than the burst is still admitted when the workspace has waited.
-// Both refusals are 429 with Retry-After; nothing of the batch is read or stored.
+// - Backlog: once the journal holds more than half of INGEST_JOURNAL_MAX_BYTES not yet in
+//   ClickHouse (the writer falls behind), a workspace sending at least an equal share of
+//   what the active workspaces send is refused, so the flood slows before the journal is full
+//   (503 journal_full, for everyone); the others still go in.
+// Every refusal is 429 with Retry-After; nothing of the batch is read or stored.
 import type { IngestConfig } from '../config.js';
 import type { Metrics } from '../metrics.js';
 
@@ -31,6 +35,9 @@ const SATURATED_MS = 3_000;
 /** Share of the measured capacity a lone workspace may use: above 1, so the estimate can grow. */
 const HEADROOM = 1.25;
 const SMOOTHING = 0.3;
+/** Share of INGEST_JOURNAL_MAX_BYTES the backlog may reach before its largest senders get 429. */
+export const BACKLOG_SHARE = 0.5;
+const BACKLOG_RETRY_S = 2;
 
 interface WorkspaceState {
   tokens: number;
@@ -59,7 +66,7 @@ export type Admitted = {
 };
 export type Refused = {
   readonly admitted: false;
-  readonly reason: 'rate' | 'concurrency';
+  readonly reason: 'rate' | 'concurrency' | 'backlog';
   readonly retryAfterS: number;
   readonly headers: RateLimitHeaders | null;
 };
@@ -105,6 +112,10 @@ export class Admission {
       this.metrics.refusedRequests.inc({ status: '429', reason: 'workspace_rate' });
       return { admitted: false, reason: 'rate', retryAfterS: Math.max(1, Math.ceil(-ws.tokens / rate! + 1e-9)), headers };
     }
+    if (this.fillsBacklog(ws, now)) {
+      this.metrics.refusedRequests.inc({ status: '429', reason: 'journal_backlog' });
+      return { admitted: false, reason: 'backlog', retryAfterS: BACKLOG_RETRY_S, headers };
+    }
     if (this.overShare(ws)) {
       this.sampleSaturated = true;
       this.saturatedUntil = now + SATURATED_MS;
@@ -131,6 +142,20 @@ export class Admission {
         if (--state.inFlight === 0) this.sendingWorkspaces--;
       },
     };
+  }
+
+  /**
+   * Refused for the backlog: only while the journal holds more than BACKLOG_SHARE of its cap,
+   * and only a workspace that sends at least an equal share of what the active ones send.
+   */
+  private fillsBacklog(ws: WorkspaceState, now: number): boolean {
+    const backlog = this.metrics.journalBacklog();
+    if (backlog === null || backlog.bytes <= this.config.journalMaxBytes * BACKLOG_SHARE) return false;
+    const active = this.active(now);
+    let total = 0;
+    for (const other of this.workspaces.values()) if (now - other.lastSeen <= ACTIVE_MS || other.inFlight > 0) total += other.sent + other.records;
+    const own = ws.sent + ws.records;
+    return own > 0 && own >= total / active;
   }
 
   /**

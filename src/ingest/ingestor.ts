@@ -11,6 +11,11 @@ export interface Ingestor {
   runExclusive<R>(fn: () => Promise<R>): Promise<R>;
   /** Calls listener with the event ids of each block once it is in ClickHouse (data-driven evaluation). */
   onInserted(listener: (eventIds: ReadonlySet<string>) => void): void;
+  /**
+   * How long the journal writer of this process has made no progress while a backlog waits
+   * for it (ms; 0 when nothing waits or it moves), null where this process runs no writer.
+   */
+  writerStalledMs(now: number): number | null;
   /** Shutdown, once no request is in flight: drains into ClickHouse for at most `drainMs`, then stops. */
   close(drainMs: number): Promise<void>;
 }

@@ -13,7 +13,7 @@ import { rebuildRollupStretches, type RollupStretch } from '../rollups/rangeRebu
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import { classifyClickHouseError } from '../stores/clickhouseErrors.js';
 import { type DecodedBatch, payloadOf } from './journaledBatch.js';
-import { insertMissingRows } from './logsBlockInsert.js';
+import { type BlockSeriesLabels, insertMissingRows } from './logsBlockInsert.js';
 
 export interface BlockRow {
   readonly line: string;
@@ -104,6 +104,7 @@ export async function repairInterruptedBlock(
   batches: readonly DecodedBatch[],
   timezoneOf: (eventId: string) => string,
   logger: Logger,
+  series: BlockSeriesLabels | null = null,
 ): Promise<void> {
   const stretches = new Map<string, RollupStretch>();
   let reinserted = 0;
@@ -114,7 +115,7 @@ export async function repairInterruptedBlock(
       const payload = [payloadOf({ workspaceId, journaledAt, lines: missing.map((r) => r.line) })];
       try {
         // Without a token: these rows are missing whatever the deduplication log says.
-        await insertMissingRows(clickhouse, payload, timezoneOf);
+        await insertMissingRows(clickhouse, payload, timezoneOf, series);
         reinserted += missing.length;
       } catch (err) {
         // Rows ClickHouse refuses were set aside with their request when the block was inserted.

@@ -15,18 +15,20 @@
 // A block that fails on the journal's side (its checkpoint or a read refused by a full or
 // failing disk, ENOSPC, EIO) is tried again, exactly the same range, until it passes: the
 // loop never ends for it, so the process does not either.
+//
+// The loop's shell (pacing, exclusive work, waiters, sleep, drain) is the stream writer's too: writerShell.ts.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { EventDirectory } from '../events/eventDirectory.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
-import { InsertPacing } from './insertPacing.js';
 import { repairInterruptedBlock } from './interruptedBlock.js';
-import { decodeBatch, eventIdsIn } from './journaledBatch.js';
+import { decodeBatch } from './journaledBatch.js';
 import type { BlockRange, FrameEntry } from './journal/frameIndex.js';
 import type { Journal } from './journal/journal.js';
-import { LogsBlockInserter, pauseBeforeRetry } from './logsBlockInsert.js';
+import { pauseBeforeRetry } from './logsBlockInsert.js';
+import { WriterShell } from './writerShell.js';
 
 export interface JournalWriterOptions {
   readonly blockRecords: number;
@@ -34,60 +36,41 @@ export interface JournalWriterOptions {
   readonly intervalMs: number;
 }
 
-export class JournalWriter {
+export class JournalWriter extends WriterShell {
   private running: Promise<void> | null = null;
-  private stopping = false;
-  private drainUntil = 0;
-  private wakeUp: (() => void) | null = null;
-  private readonly exclusive: { run(): Promise<void> }[] = [];
-  private readonly caughtUpWaiters: { target: number; resolve(): void }[] = [];
   /** Frames appended and consumed since this process started (recovered frames count as appended). */
   private consumedFrames = 0;
   /** The last block failed and may be stored in part: it stays pending in the checkpoint. */
   private unsettled = false;
-  /** Builds each block's insert rows (in one buffer kept from block to block) and inserts them. */
-  private readonly inserter: LogsBlockInserter;
-  private readonly pacing: InsertPacing;
-  /** Told the events of each block once it is in ClickHouse (and so in every rollup): evaluation is driven by it. */
-  onInserted: ((eventIds: ReadonlySet<string>) => void) | null = null;
 
   constructor(
     private readonly journal: Journal,
-    private readonly clickhouse: ClickHouseStore,
-    private readonly directory: EventDirectory,
+    clickhouse: ClickHouseStore,
+    directory: EventDirectory,
     private readonly options: JournalWriterOptions,
-    private readonly metrics: Metrics,
-    private readonly logger: Logger,
+    metrics: Metrics,
+    logger: Logger,
     private readonly dir: string,
   ) {
-    this.inserter = new LogsBlockInserter(clickhouse, metrics, (eventId) => directory.timezoneOf(eventId));
-    this.pacing = new InsertPacing(options.intervalMs);
+    super(clickhouse, directory, metrics, logger, options.intervalMs);
   }
 
   start(): void {
     this.running ??= this.loop();
   }
 
-  /** New frames were appended. */
-  wake(): void {
-    this.wakeUp?.();
+  /** How long no block has gone into ClickHouse while frames wait (0 when none waits); a block in the works counts as no progress. */
+  stalledMs(now: number): number {
+    const oldest = this.journal.backlog.oldestJournaledAt;
+    if (oldest === null) return 0;
+    // Frames journaled after the last progress have waited only since they came.
+    return Math.max(0, now - Math.max(this.progressAt, oldest));
   }
 
   /** Resolves once every frame appended before the call is in ClickHouse. */
   caughtUp(appendedFrames: number): Promise<void> {
     if (this.consumedFrames >= appendedFrames) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.caughtUpWaiters.push({ target: appendedFrames, resolve });
-      this.wake();
-    });
-  }
-
-  /** Runs fn between two inserts (no insert runs meanwhile). */
-  runExclusive<R>(fn: () => Promise<R>): Promise<R> {
-    return new Promise<R>((resolve, reject) => {
-      this.exclusive.push({ run: () => fn().then(resolve, reject) });
-      this.wake();
-    });
+    return this.waitUntil(appendedFrames);
   }
 
   /**
@@ -95,8 +78,7 @@ export class JournalWriter {
    * (or left pending for the replay at the next start), and whatever remains is replayed then.
    */
   async stop(drainMs: number): Promise<void> {
-    this.stopping = true;
-    this.drainUntil = Date.now() + drainMs;
+    this.beginStop(drainMs);
     this.wake();
     await this.running;
     if (this.unsettled) return;
@@ -110,16 +92,17 @@ export class JournalWriter {
     let repairAgain = again !== null;
     let failures = 0;
     for (;;) {
-      while (this.exclusive.length > 0) await this.exclusive.shift()!.run();
+      await this.runExclusives();
       if (this.stopping && (Date.now() >= this.drainUntil || this.journal.backlog.records === 0)) return;
       // The block a crash interrupted goes again first, exactly as it was (same range, same token).
       const frames = this.journal.nextFrames(this.options.blockRecords, this.options.blockBytes, again);
       const repair = repairAgain && frames.length > 0;
-      const hurry = this.stopping || this.caughtUpWaiters.length > 0 || this.exclusive.length > 0 || again !== null;
+      const hurry = this.hurried() || again !== null;
       again = null;
       repairAgain = false;
       const records = frames.reduce((n, f) => n + f.records, 0);
       const dueIn = frames.length === 0 ? Infinity : this.pacing.dueIn();
+      if (frames.length === 0) this.progressAt = Date.now();
       if (frames.length === 0 || (records < this.options.blockRecords && dueIn > 0 && !hurry)) {
         await this.sleep(dueIn);
         continue;
@@ -140,51 +123,31 @@ export class JournalWriter {
     }
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = Number.isFinite(ms) ? setTimeout(() => done(), Math.max(1, ms)).unref() : null;
-      const done = () => {
-        if (timer) clearTimeout(timer);
-        this.wakeUp = null;
-        resolve();
-      };
-      this.wakeUp = done;
-    });
-  }
-
   /** `interrupted`: the block a crash cut short, inserted again; it is then checked and repaired (interruptedBlock.ts). */
   private async insertBlock(frames: FrameEntry[], interrupted: boolean): Promise<void> {
     const first = frames[0]!;
     await this.journal.beginBlock({ segment: first.segment, from: first.offset, to: frames[frames.length - 1]!.end });
-    const payloads = await this.journal.read(frames);
-    const eventIds = new Set<string>();
-    for (const payload of payloads) eventIdsIn(payload, eventIds);
-    await this.directory.learnTimezones([...eventIds]);
+    // A frame that does not read back is set aside there: the others go in, and all are consumed.
+    const { frames: readable, payloads } = await this.journal.readBack(frames);
+    const eventIds = await this.learnEventsOf(payloads);
     this.unsettled = true;
-    if (!(await this.insertParts(frames, payloads))) return; // stopping: left pending for the replay
+    if (readable.length > 0 && !(await this.insertParts(readable, payloads))) return; // stopping: left pending for the replay
     if (interrupted && !(await this.repair(payloads))) return; // stopping: left pending, repaired at the next start
     this.unsettled = false;
     await this.journal.consumed(frames);
+    this.progressAt = Date.now();
     this.consumedFrames += frames.length;
     this.onInserted?.(eventIds);
-    for (let i = this.caughtUpWaiters.length - 1; i >= 0; i--) {
-      if (this.caughtUpWaiters[i]!.target <= this.consumedFrames) this.caughtUpWaiters.splice(i, 1)[0]!.resolve();
-    }
+    this.settleWaiters((target) => target <= this.consumedFrames);
   }
 
   /** Retried until it passes, as an insert is (the block stays pending meanwhile); false when stopped before. */
-  private async repair(payloads: readonly Buffer[]): Promise<boolean> {
+  private repair(payloads: readonly Buffer[]): Promise<boolean> {
     const batches = payloads.map(decodeBatch);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await repairInterruptedBlock(this.clickhouse, batches, (id) => this.directory.timezoneOf(id), this.logger);
-        return true;
-      } catch (err) {
-        if (this.stopping && Date.now() >= this.drainUntil) return false;
-        this.logger.warn('journal: repairing the interrupted block failed; retrying', { attempt, err });
-        await pauseBeforeRetry(attempt);
-      }
-    }
+    return this.retried(
+      () => repairInterruptedBlock(this.clickhouse, batches, (id) => this.directory.timezoneOf(id), this.logger, this.inserter.series),
+      'journal: repairing the interrupted block failed; retrying',
+    );
   }
 
   /** Inserts the frames, splitting around rows ClickHouse refuses; false when stopped before it passed. */
@@ -193,7 +156,7 @@ export class JournalWriter {
       token: (run) => `${this.journal.id}-${run[0]!.segment}-${run[0]!.offset}-${run[run.length - 1]!.end}`,
       records: (run) => run.reduce((n, f) => n + f.records, 0),
       setAside: (frame, payload) => this.setAside(frame, payload),
-      givingUp: () => this.stopping && Date.now() >= this.drainUntil,
+      givingUp: () => this.givingUp(),
       failed: (err, attempt, token, records) => {
         if (attempt === 0 || attempt % 10 === 0) this.logger.warn('journal insert failed; retrying the same block', { token, records, attempt, err });
       },

@@ -1,5 +1,6 @@
-// What one accepted request becomes in the journal, and how the journal writer turns it into
-// insert rows. The parser thread that validates a batch serialises each record once
+// What one accepted request becomes in the journal: the payload format of a journal frame (or
+// a stream's message), written by the ingest path and read by the journal writers, who turn it
+// into ClickHouse's insert rows (insertRows.ts). The parser thread that validates a batch serialises each record once
 // (prepareBatch), as its JSONCompactEachRow row for the logs table up to the last column, with
 // a blank for its event id, which the ingest path fills in (journalPayload); only day_start is
 // added at insert time, from the event's timezone then. A payload is UTF-8 text: a header
@@ -9,10 +10,9 @@
 // more field after its row: its summary columns.
 import { movableMemory } from '../movableMemory.js';
 import { isoString } from '../time/isoString.js';
-import { localDayStart } from '../time/localDay.js';
 import type { FrameSummary } from './journal/recovery.js';
 import { decimalText, integerText } from './numberText.js';
-import { type RecordSummary, SUMMARY_COLUMNS, summaryColumnsText } from './recordSummary.js';
+import { type RecordSummary, summaryColumnsText } from './recordSummary.js';
 import { uuidWords } from './recentLogIds.js';
 
 /** A validated record, as the logs route hands it over. */
@@ -32,25 +32,6 @@ export interface NewLogRecord {
   /** Set when the record stands for many observations (a histogram point): `value` is their sum. */
   readonly summary?: RecordSummary;
 }
-
-/** The columns of every insert into logs, day_start last (computed when the row is inserted). */
-export const LOG_COLUMNS = ['workspace_id', 'event_id', 'agent', 'event', 'log_id', 'value', 'occurred_at', 'received_at', 'meta', 'day_start'];
-
-/** The columns of an insert of summary records: the summary's after meta, day_start last. */
-export const SUMMARY_LOG_COLUMNS = [...LOG_COLUMNS.slice(0, -1), ...SUMMARY_COLUMNS, 'day_start'];
-
-/** Which lines an insert takes: ordinary records (LOG_COLUMNS) or summary records (SUMMARY_LOG_COLUMNS). */
-export type LineKind = 'records' | 'summaries';
-
-/**
- * The settings of an insert into logs: a block inserted again with the same token is stored
- * once in logs and in every table the materialized views write.
- */
-export const logsInsertSettings = (token: string) => ({
-  insert_deduplicate: 1,
-  deduplicate_blocks_in_dependent_materialized_views: 1,
-  insert_deduplication_token: token,
-});
 
 /** An (agent, event) pair of a batch. */
 export interface LogPair {
@@ -192,6 +173,71 @@ export function journalPayload(batch: PreparedBatch, eventIds: readonly string[]
   return [header, ...kept.map((i) => lines.subarray(lineStarts[i]!, lineStarts[i + 1]!))];
 }
 
+/** One frame's (or message's) share of a journal payload: the header, then whole lines. */
+export interface PayloadPart {
+  readonly parts: readonly Uint8Array[];
+  readonly records: number;
+}
+
+/** A record's line is longer than a frame or message may be: the request is refused before anything is journaled. */
+export class RecordTooLargeError extends Error {
+  constructor(
+    readonly bytes: number,
+    readonly max: number,
+  ) {
+    super(`a record of ${bytes} bytes in the journal, beyond the ${max} bytes a journal frame may hold`);
+    this.name = 'RecordTooLargeError';
+  }
+}
+
+/**
+ * A journal payload (journalPayload: its header, then parts of whole lines, each line starting
+ * with a newline) as the payloads of several frames of at most `max` bytes each, every one the
+ * header and whole lines, in order: the frames of one request. A single line beyond what a
+ * frame leaves it throws RecordTooLargeError. No part is copied: each is a view of the lines.
+ */
+export function splitPayload(payload: readonly Uint8Array[], max: number): PayloadPart[] {
+  const header = payload[0]!;
+  const room = max - header.length;
+  const out: PayloadPart[] = [];
+  let parts: Uint8Array[] = [header];
+  let size = 0;
+  let records = 0;
+  const emit = () => {
+    if (size > 0) out.push({ parts, records });
+    parts = [header];
+    size = 0;
+    records = 0;
+  };
+  for (let p = 1; p < payload.length; p++) {
+    const part = payload[p]!;
+    const bytes = Buffer.from(part.buffer, part.byteOffset, part.byteLength);
+    for (let start = 0; start < bytes.length; ) {
+      let end: number;
+      if (bytes.length - start <= room - size) end = bytes.length;
+      else {
+        // The last line start at or before what fits: the lines before it go in this frame.
+        end = bytes.lastIndexOf(NEWLINE, start + room - size);
+        if (end <= start) {
+          if (size > 0) {
+            emit();
+            continue;
+          }
+          const next = bytes.indexOf(NEWLINE, start + 1);
+          throw new RecordTooLargeError((next < 0 ? bytes.length : next) - start, room);
+        }
+      }
+      parts.push(bytes.subarray(start, end));
+      size += end - start;
+      for (let at = bytes.indexOf(NEWLINE, start); at >= 0 && at < end; at = bytes.indexOf(NEWLINE, at + 1)) records++;
+      start = end;
+      if (size >= room) emit();
+    }
+  }
+  emit();
+  return out;
+}
+
 /** The whole journal payload of records whose event ids are known (tools and tests; the service prepares batches in parser threads). */
 export function payloadOfRecords(
   workspaceId: string,
@@ -243,13 +289,9 @@ export function payloadOf(batch: DecodedBatch): Buffer {
 
 const TAB = 9;
 const NEWLINE = 10;
-const DIGIT_0 = 48;
-const COMMA = 44;
-/** `,<day_start seconds>]\n`: at most 13 bytes for instants before 2286. */
-const MAX_ROW_END_BYTES = 16;
 
 /** Whether a[aStart, aEnd) and b[bStart, bEnd) hold the same bytes: for a few dozen, a loop costs less than Buffer.compare's native call. */
-function sameBytes(a: Uint8Array, aStart: number, aEnd: number, b: Uint8Array, bStart: number, bEnd: number): boolean {
+export function sameBytes(a: Uint8Array, aStart: number, aEnd: number, b: Uint8Array, bStart: number, bEnd: number): boolean {
   if (aEnd - aStart !== bEnd - bStart) return false;
   for (let i = aStart, j = bStart; i < aEnd; i++, j++) if (a[i] !== b[j]) return false;
   return true;
@@ -267,85 +309,4 @@ export function eventIdsIn(payload: Buffer, into: Set<string>): void {
     previous = at + 1;
     previousEnd = end;
   }
-}
-
-/**
- * The insert rows (JSONCompactEachRow, LOG_COLUMNS) of journaled payloads, built from their
- * bytes without decoding them: each line's row, with day_start from its event's timezone now.
- */
-export function insertBody(payloads: readonly Buffer[], timezoneOf: (eventId: string) => string, kind: LineKind = 'records'): Buffer {
-  const out = Buffer.allocUnsafe(insertRowsBound(payloads));
-  return out.subarray(0, writeInsertRows(payloads, timezoneOf, out, 0, kind));
-}
-
-/** The most bytes the insert rows of the payloads take. */
-export function insertRowsBound(payloads: readonly Buffer[]): number {
-  let bound = 0;
-  for (const payload of payloads) {
-    bound += payload.length;
-    for (let at = payload.indexOf(NEWLINE); at >= 0; at = payload.indexOf(NEWLINE, at + 1)) bound += MAX_ROW_END_BYTES;
-  }
-  return bound;
-}
-
-/**
- * Writes the insert rows of the payloads (insertBody) into `out` from `at`, which holds
- * insertRowsBound of them; returns where they end. Only lines of `kind`; the lines of the
- * other kind are counted in `skipped`.
- */
-export function writeInsertRows(
-  payloads: readonly Buffer[],
-  timezoneOf: (eventId: string) => string,
-  out: Buffer,
-  at: number,
-  kind: LineKind = 'records',
-  skipped?: { lines: number },
-): number {
-  const rowEnds = new Map<number, Buffer>();
-  let timezone = 'UTC';
-  // Where the last event id looked up lies, so that a line of the same event skips the lookup.
-  let known: { payload: Buffer; start: number; end: number } | null = null;
-  let size = at;
-  for (const payload of payloads) {
-    for (let line = payload.indexOf(NEWLINE); line >= 0; ) {
-      const start = line + 1;
-      const next = payload.indexOf(NEWLINE, start);
-      const end = next < 0 ? payload.length : next;
-      const first = payload.indexOf(TAB, start);
-      const second = payload.indexOf(TAB, first + 1);
-      const third = payload.indexOf(TAB, second + 1);
-      // A summary record's line has its summary columns after one more tab (JSON text holds none).
-      const fourth = payload.indexOf(TAB, third + 1);
-      const summaryAt = fourth >= 0 && fourth < end ? fourth : -1;
-      if (summaryAt >= 0 !== (kind === 'summaries')) {
-        if (skipped !== undefined) skipped.lines++;
-        line = next;
-        continue;
-      }
-      // Consecutive lines often share their event.
-      if (known === null || !sameBytes(known.payload, known.start, known.end, payload, start, first)) {
-        timezone = timezoneOf(payload.toString('latin1', start, first));
-        known = { payload, start, end: first };
-      }
-      let occurredAt = 0;
-      for (let i = first + 1; i < second; i++) occurredAt = occurredAt * 10 + (payload[i]! - DIGIT_0);
-      const dayStart = localDayStart(timezone, occurredAt) / 1000;
-      let rowEnd = rowEnds.get(dayStart);
-      if (rowEnd === undefined) {
-        rowEnd = Buffer.from(`,${dayStart}]\n`, 'latin1');
-        rowEnds.set(dayStart, rowEnd);
-      }
-      if (summaryAt < 0) size += payload.copy(out, size, third + 1, end);
-      else {
-        size += payload.copy(out, size, third + 1, summaryAt);
-        out[size++] = COMMA;
-        size += payload.copy(out, size, summaryAt + 1, end);
-      }
-      // A dozen bytes: a loop costs less than a call into Buffer's native code.
-      for (let k = 0; k < rowEnd.length; k++) out[size + k] = rowEnd[k]!;
-      size += rowEnd.length;
-      line = next;
-    }
-  }
-  return size;
 }

@@ -8,20 +8,26 @@
 // waits never go round in a circle) and journals the record itself only if that one failed.
 // A batch refused on the way (journal full, definition limit) journals nothing, and the
 // definitions it created are withdrawn.
+import type { BlockSeriesLabels } from './logsBlockInsert.js';
 import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { IngestConfig } from '../config.js';
-import { unavailable } from '../errors.js';
+import { tooLarge, unavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { EventDirectory } from '../events/eventDirectory.js';
 import type { Ingestor } from './ingestor.js';
-import { clientLogIds, decodeBatch, journalPayload, summariseBatch, type PreparedBatch } from './journaledBatch.js';
+import { clientLogIds, decodeBatch, journalPayload, RecordTooLargeError, splitPayload, summariseBatch, type PreparedBatch } from './journaledBatch.js';
+import { FrameTooLargeError, MAX_APPEND_PAYLOAD_BYTES } from './journal/frames.js';
 import { isOutOfSpace, Journal, JournalFullError } from './journal/journal.js';
 import { JournalWriter } from './journalWriter.js';
 import { resolvePairs, withdrawCreated } from './pairs.js';
 import { DEDUP_WINDOW_MS, RecentLogIds, uuidWords } from './recentLogIds.js';
 import { Turns } from './turns.js';
+
+/** Records a request goes through between two turns of the event loop (a few ms). */
+const RECORDS_PER_TURN = 8192;
 
 /** CPU work of requests run per event-loop iteration at most (turns.ts). */
 const TURN_BUDGET_MS = 10;
@@ -32,6 +38,12 @@ export interface LogIngestorDeps {
   readonly config: IngestConfig;
   readonly metrics: Metrics;
   readonly logger: Logger;
+  /**
+   * Derives each record's series as its row is built (src/dimensions/seriesLabeller.ts). Given
+   * at open, not later: the writer starts replaying the journal as it opens, and a block built
+   * before the labels were there would be stored without its series for good (issue 52).
+   */
+  readonly series: BlockSeriesLabels | null;
 }
 
 export class LogIngestor implements Ingestor {
@@ -84,6 +96,7 @@ export class LogIngestor implements Ingestor {
     ingestor.appendedFrames = journal.backlog.frames;
     metrics.registerJournal(() => journal.backlog);
     ingestor.reportWindow();
+    if (deps.series !== null) writer.labelSeries(deps.series);
     writer.start();
     logger.info('ingest ready', { recent_log_ids: loaded, journal_dir: config.journalDir, journal_backlog_records: journal.backlog.records });
     return ingestor;
@@ -112,6 +125,14 @@ export class LogIngestor implements Ingestor {
     let duplicates = 0;
     const remembered = this.recentIds.of(workspaceId);
     for (let i = 0; i < batch.records; i++) {
+      if (i > 0 && i % RECORDS_PER_TURN === 0) {
+        // A large request (OTLP, remote-write) lets other work in between.
+        await nextTurn();
+        // Emptied meanwhile by another request (ours had claimed nothing yet): this one's again, or the new one.
+        const current = this.inFlight.get(workspaceId);
+        if (current === undefined) this.inFlight.set(workspaceId, inFlight);
+        else inFlight = current;
+      }
       const logId = clientIds[i]!;
       if (logId === '') {
         kept.push(i);
@@ -138,21 +159,29 @@ export class LogIngestor implements Ingestor {
       if (kept.length > 0) {
         const journaledAt = Date.now();
         const payload = await this.turns.run(() => journalPayload(batch, eventIds, journaledAt, kept));
-        await this.journal.append(payload, kept.length, journaledAt);
-        this.appendedFrames++;
+        // A large request becomes several frames, each one the journal can read back (frames.ts).
+        const frames = splitPayload(payload, MAX_APPEND_PAYLOAD_BYTES);
+        await this.journal.appendFrames(frames, journaledAt);
+        this.appendedFrames += frames.length;
         this.writer.wake();
-        this.recentIds.addAll(
-          workspaceId,
-          clientIdWords,
-          kept.filter((i) => clientIds[i] !== ''),
-          journaledAt,
-        );
+        const withIds = kept.filter((i) => clientIds[i] !== '');
+        for (let at = 0; at < withIds.length; at += RECORDS_PER_TURN) {
+          if (at > 0) await nextTurn();
+          this.recentIds.addAll(workspaceId, clientIdWords, withIds.slice(at, at + RECORDS_PER_TURN), journaledAt);
+        }
       }
       journaled = true;
       this.deps.metrics.acceptedRecords.inc(kept.length);
       this.deps.metrics.duplicateRecords.inc(duplicates);
     } catch (err) {
       await withdrawCreated(this.deps.directory, batch, resolved);
+      if (err instanceof RecordTooLargeError || err instanceof FrameTooLargeError) {
+        this.deps.metrics.rejectedRecords.inc({ reason: 'too_large' }, batch.records);
+        throw tooLarge(
+          'record_too_large',
+          `A record of this batch takes ${err.bytes} bytes in the journal, beyond its bound of ${err.max}; nothing of this batch was stored.`,
+        );
+      }
       if (err instanceof JournalFullError) {
         this.deps.metrics.rejectedRecords.inc({ reason: 'journal_full' }, batch.records);
         throw unavailable('journal_full', 'The ingest journal is full; nothing of this batch was stored. Retry after the given delay.', 5);
@@ -177,6 +206,10 @@ export class LogIngestor implements Ingestor {
       if (inFlight.size === 0 && this.inFlight.get(workspaceId) === inFlight) this.inFlight.delete(workspaceId);
       this.reportWindow();
     }
+  }
+
+  writerStalledMs(now: number): number {
+    return this.writer.stalledMs(now);
   }
 
   /** Resolves once every record journaled before the call is in ClickHouse (and so in every rollup). */

@@ -9,10 +9,13 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import { classifyClickHouseError } from '../stores/clickhouseErrors.js';
-import { insertBody, insertRowsBound, LOG_COLUMNS, logsInsertSettings, SUMMARY_LOG_COLUMNS, writeInsertRows } from './journaledBatch.js';
+import { insertBody, insertRowsBound, LOG_COLUMNS, logsInsertSettings, type SeriesLabels, SUMMARY_LOG_COLUMNS, writeInsertRows } from './insertRows.js';
 
-/** Requests (payloads) turned into insert rows between two turns of the event loop (about 5 ms of work). */
-const FRAMES_PER_TURN = 16;
+/**
+ * Payload bytes turned into insert rows between two turns of the event loop (a few ms of work):
+ * by bytes, not requests, since one large request's frames are up to MAX_APPEND_PAYLOAD_BYTES each.
+ */
+const BYTES_PER_TURN = 512 * 1024;
 
 const RETRY_PAUSES_MS = [100, 250, 500, 1_000, 2_000, 5_000];
 /** The writers' pause before retry number `attempt` (0 first) of anything that failed. */
@@ -39,6 +42,12 @@ export interface BlockRows {
 }
 
 type TimezoneOf = (eventId: string) => string;
+
+/** The series labels of a writer's rows (src/dimensions/seriesLabeller.ts), brought up to date before each block. */
+export interface BlockSeriesLabels extends SeriesLabels {
+  refresh(): Promise<void>;
+  blockBuilt(): void;
+}
 
 /** Inserts the two kinds of rows with the settings given (the summaries' with their own settings). */
 async function insertRows(
@@ -69,6 +78,8 @@ async function insertRows(
  */
 export class LogsBlockInserter {
   private body = Buffer.alloc(0);
+  /** Derives each record's series where dimensions are declared (none until set). */
+  series: BlockSeriesLabels | null = null;
 
   constructor(
     private readonly clickhouse: ClickHouseStore,
@@ -82,15 +93,22 @@ export class LogsBlockInserter {
    * next call. Summary records, when there are any, go into a buffer of their own.
    */
   async rowsOf(payloads: readonly Buffer[]): Promise<BlockRows> {
-    const bound = insertRowsBound(payloads);
+    // The payloads are chosen: declarations made before this point label them all.
+    const series = this.series;
+    if (series !== null) await series.refresh();
+    const bound = insertRowsBound(payloads, series);
     if (this.body.length < bound) this.body = Buffer.allocUnsafeSlow(bound);
     let size = 0;
     const skipped = { lines: 0 };
-    for (let i = 0; i < payloads.length; i += FRAMES_PER_TURN) {
+    for (let i = 0; i < payloads.length; ) {
       if (i > 0) await nextTurn();
-      size = writeInsertRows(payloads.slice(i, i + FRAMES_PER_TURN), this.timezoneOf, this.body, size, 'records', skipped);
+      let end = i;
+      for (let bytes = 0; end < payloads.length && (end === i || bytes + payloads[end]!.length <= BYTES_PER_TURN); end++) bytes += payloads[end]!.length;
+      size = writeInsertRows(payloads.slice(i, end), this.timezoneOf, this.body, size, 'records', skipped, series);
+      i = end;
     }
-    const summaries = skipped.lines > 0 ? insertBody(payloads, this.timezoneOf, 'summaries') : null;
+    const summaries = skipped.lines > 0 ? insertBody(payloads, this.timezoneOf, 'summaries', series) : null;
+    series?.blockBuilt();
     return { records: this.body.subarray(0, size), summaries };
   }
 
@@ -140,8 +158,15 @@ export class LogsBlockInserter {
  * Inserts the lines of the payloads without a token (a repair: these rows are missing whatever
  * a deduplication log says), both kinds. The caller counts them.
  */
-export async function insertMissingRows(clickhouse: ClickHouseStore, payloads: readonly Buffer[], timezoneOf: TimezoneOf): Promise<void> {
+export async function insertMissingRows(
+  clickhouse: ClickHouseStore,
+  payloads: readonly Buffer[],
+  timezoneOf: TimezoneOf,
+  series: BlockSeriesLabels | null = null,
+): Promise<void> {
   const settings = { insert_deduplicate: 0 };
-  const summaries = insertBody(payloads, timezoneOf, 'summaries');
-  await insertRows(clickhouse, { records: insertBody(payloads, timezoneOf), summaries }, settings, settings);
+  await series?.refresh();
+  const summaries = insertBody(payloads, timezoneOf, 'summaries', series);
+  await insertRows(clickhouse, { records: insertBody(payloads, timezoneOf, 'records', series), summaries }, settings, settings);
+  series?.blockBuilt();
 }

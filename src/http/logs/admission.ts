@@ -1,10 +1,10 @@
 // Applies admission control (src/ingest/admission.ts) to POST /v1.0/logs before the body is
 // read: a refused request is answered 429 at once, with Retry-After and X-RateLimit-*.
 import type { Middleware } from 'koa';
+import { busy } from '../../errors.js';
 import type { Admission, Admitted, RateLimitHeaders } from '../../ingest/admission.js';
 import type { AppState } from '../context.js';
 import { workspaceOf } from '../context.js';
-import { HttpError } from '../httpError.js';
 import { isLogBatchRequest } from './request.js';
 
 const admissions = new WeakMap<object, Admitted>();
@@ -31,8 +31,10 @@ export function admitLogs(admission: Admission): Middleware<AppState> {
       const message =
         decision.reason === 'rate'
           ? 'The workspace is sending logs faster than its rate; nothing of this batch was stored. Retry it (same log_ids) after Retry-After seconds.'
-          : 'The workspace has as many log requests in flight as its share allows; nothing of this batch was stored. Retry it after Retry-After seconds.';
-      throw new HttpError(429, 'rate_limited', message, [], { 'Retry-After': String(decision.retryAfterS) });
+          : decision.reason === 'backlog'
+            ? 'The ingest journal is more than half full and this workspace sends the most of it; nothing of this batch was stored. Retry it after Retry-After seconds.'
+            : 'The workspace has as many log requests in flight as its share allows; nothing of this batch was stored. Retry it after Retry-After seconds.';
+      throw busy('rate_limited', message, decision.retryAfterS);
     }
     admissions.set(ctx, decision);
     try {

@@ -1,19 +1,18 @@
-import type { Ingestor } from '../../ingest/ingestor.js';
-import type { Metrics } from '../../metrics.js';
+import type { Intake } from '../../ingest/intake/intake.js';
+import { logBatchSchema, logBodyLimitBytes } from '../../ingest/intake/recordRules.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import { admissionOf, setRateHeaders } from './admission.js';
 import { readJsonBytes } from '../middleware/jsonBody.js';
-import { BatchRefused, parseLogBatch } from './batchParsers.js';
 import { LOG_BATCH_PATH } from './request.js';
-import { logBatchSchema, logBodyLimitBytes } from './schemas.js';
 
 /**
  * POST /v1.0/logs: 200 with an empty body once every record of the batch is durable (in the
  * journal, fsynced); it reaches ClickHouse and the rollups within seconds.
- * @param ingestor null where this process does not ingest (the router is then only documented).
+ * The records are read, validated and journaled by ingest's intake (src/ingest/intake/).
+ * @param intake null where this process does not ingest (the router is then only documented).
  */
-export function logRoutes(ingestor: Ingestor | null, metrics: Metrics, maxBatchRecords: number): ApiRouter {
+export function logRoutes(intake: Intake | null, maxBatchRecords: number): ApiRouter {
   const bodyLimit = logBodyLimitBytes(maxBatchRecords);
   return new ApiRouter('logs', '').add(
     {
@@ -38,18 +37,13 @@ export function logRoutes(ingestor: Ingestor | null, metrics: Metrics, maxBatchR
       },
     },
     async (ctx) => {
-      if (ingestor === null) throw new Error('POST /v1.0/logs is mounted only in a process that ingests');
+      if (intake === null) throw new Error('POST /v1.0/logs is mounted only in a process that ingests');
       const receivedAt = Date.now();
       const body = await readJsonBytes(ctx, bodyLimit);
-      const workspaceId = workspaceOf(ctx);
-      const batch = await parseLogBatch(body, workspaceId, receivedAt, maxBatchRecords).catch((err: unknown) => {
-        if (!(err instanceof BatchRefused)) throw err;
-        metrics.rejectedRecords.inc({ reason: 'invalid' }, err.recordCount);
-        throw err.error;
-      });
       const admission = admissionOf(ctx);
-      if (admission) setRateHeaders(ctx, admission.debit(batch.records));
-      await ingestor.ingest(batch);
+      await intake.logBatch(workspaceOf(ctx), body, receivedAt, (records) => {
+        if (admission) setRateHeaders(ctx, admission.debit(records));
+      });
       ctx.status = 200;
       ctx.body = '';
     },

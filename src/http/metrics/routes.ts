@@ -3,67 +3,40 @@
 // the same admission (by the records a request carries), event definitions made on first
 // sight, the idempotency window (log_ids derived from series and time), the journal.
 import type { Context } from 'koa';
-import { CumulativeSeries } from '../../ingest/cumulativeSeries.js';
-import { prepareBatch } from '../../ingest/journaledBatch.js';
-import type { Ingestor } from '../../ingest/ingestor.js';
-import type { Metrics } from '../../metrics.js';
+import type { Intake } from '../../ingest/intake/intake.js';
+import { ExportMetricsServiceResponse, RpcStatus } from '../../ingest/intake/otlpProto.js';
+import type { PointEncoding, PointJob } from '../../ingest/intake/pointRequest.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import { HttpError } from '../httpError.js';
 import { admissionOf } from '../logs/admission.js';
-import { decodeJsonText, parseJsonText } from '../middleware/jsonBody.js';
 import { OTLP_METRICS_PATH, REMOTE_WRITE_PATH } from '../logs/request.js';
-import { gunzipped, unsnappied, wireBytes } from './body.js';
-import { DECODE_OPTIONS, ExportMetricsServiceRequest, ExportMetricsServiceResponse, RpcStatus, WriteRequest } from './otlpProto.js';
-import { type MetricsRequest, otlpRecords } from './otlp.js';
-import type { PointMapping } from './pointRecords.js';
-import { remoteWriteRecords, type WriteRequestMessage } from './remoteWrite.js';
+import { toHttpError } from '../middleware/errorHandler.js';
+import { otlpBody, remoteWriteBody } from './body.js';
 
-/** Cumulative series remembered per process for increases (src/ingest/cumulativeSeries.ts). */
-const MAX_CUMULATIVE_SERIES = 1_000_000;
 /** gRPC's INVALID_ARGUMENT, the code of a google.rpc.Status for a malformed request. */
 const INVALID_ARGUMENT = 3;
 const PROTOBUF = 'application/x-protobuf';
 
-type Encoding = 'protobuf' | 'json';
-
-function encodingOf(ctx: Context): Encoding {
+function encodingOf(ctx: Context): PointEncoding {
   if (ctx.request.is(PROTOBUF)) return 'protobuf';
   if (ctx.request.is('json')) return 'json';
   throw new HttpError(415, 'unsupported_media_type', `Send the body as Content-Type: ${PROTOBUF} or application/json.`);
 }
 
-const malformed = (what: string) => new HttpError(400, 'malformed_body', `The request body is not a valid ${what}; nothing of it was stored.`);
-
-function decodeOtlp(bytes: Buffer, encoding: Encoding): MetricsRequest {
-  // JSON is read as on every route: UTF-8 only and valid JSON (else 400 invalid_json), prototype poisoning refused.
-  const json = encoding === 'json' ? parseJsonText(decodeJsonText(bytes)) : null;
-  try {
-    if (encoding === 'protobuf') return ExportMetricsServiceRequest.toObject(ExportMetricsServiceRequest.decode(bytes), DECODE_OPTIONS) as MetricsRequest;
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error('not an object');
-    // fromObject, not verify: OTLP/JSON sends 64-bit integers as strings, which verify refuses.
-    return ExportMetricsServiceRequest.toObject(ExportMetricsServiceRequest.fromObject(json), DECODE_OPTIONS) as MetricsRequest;
-  } catch {
-    throw malformed('ExportMetricsServiceRequest');
-  }
+/**
+ * Has the intake map, journal and remember the request's points (src/ingest/intake/intake.ts);
+ * a refusal of the whole request becomes its HTTP error here. Returns what was refused, for partial_success.
+ */
+async function ingestPoints(ctx: Context, intake: Intake, request: { kind: PointJob['kind']; body: Uint8Array; encoding: PointEncoding }) {
+  const admission = admissionOf(ctx);
+  const outcome = await intake.points(workspaceOf(ctx), request, Date.now(), (records) => admission?.debit(records));
+  if ('refused' in outcome) throw toHttpError(outcome.refused)!;
+  return outcome;
 }
 
-/** Journals the records of a request (nothing when it has none), then remembers its cumulative series: only once they are durable. */
-async function ingestPoints(ctx: Context, ingestor: Ingestor, cumulative: CumulativeSeries, { outcome, seen }: PointMapping, metrics: Metrics): Promise<void> {
-  const receivedAt = Date.now();
-  const workspaceId = workspaceOf(ctx);
-  if (outcome.refusedPoints > 0) metrics.rejectedRecords.inc({ reason: 'invalid' }, outcome.refusedPoints);
-  if (outcome.records.length > 0) {
-    const batch = prepareBatch(workspaceId, receivedAt, outcome.records);
-    admissionOf(ctx)?.debit(batch.records);
-    await ingestor.ingest(batch);
-  }
-  cumulative.commit(workspaceId, seen);
-}
-
-/** The routes; `ingestor` null where this process does not ingest (then only documented). */
-export function metricRoutes(ingestor: Ingestor | null, metrics: Metrics): ApiRouter {
-  const cumulative = new CumulativeSeries(MAX_CUMULATIVE_SERIES);
+/** The routes; `intake` null where this process does not ingest (then only documented). */
+export function metricRoutes(intake: Intake | null): ApiRouter {
   const router = new ApiRouter('metrics', '');
   router.add(
     {
@@ -78,21 +51,18 @@ export function metricRoutes(ingestor: Ingestor | null, metrics: Metrics): ApiRo
       responses: {
         200: { description: 'An ExportMetricsServiceResponse in the request encoding; `partial_success` when points were refused.' },
         400: { description: 'Malformed payload (a google.rpc.Status for protobuf); nothing was stored.' },
-        413: { description: 'Body over 4 MB, or over 16 MB once inflated.' },
+        413: { description: 'Body over 4 MB, or over 16 MB once inflated, or more data points than INGEST_MAX_POINTS; nothing was stored.' },
         415: { description: 'Neither protobuf nor JSON, or an unknown Content-Encoding.' },
         429: { description: 'Over the workspace rate or share; nothing was stored. Retry after Retry-After seconds.' },
         503: { description: 'The journal is full or storage unavailable; nothing was stored. Retry after Retry-After seconds.' },
       },
     },
     async (ctx) => {
-      if (ingestor === null) throw new Error('POST /v1/metrics is mounted only in a process that ingests');
+      if (intake === null) throw new Error('POST /v1/metrics is mounted only in a process that ingests');
       const encoding = encodingOf(ctx);
       try {
-        const request = decodeOtlp(gunzipped(ctx, await wireBytes(ctx)), encoding);
-        const mapping = otlpRecords(request, workspaceOf(ctx), cumulative, Date.now());
-        await ingestPoints(ctx, ingestor, cumulative, mapping, metrics);
-        const { outcome } = mapping;
-        const message = outcome.message();
+        const outcome = await ingestPoints(ctx, intake, { kind: 'otlp', body: await otlpBody(ctx), encoding });
+        const { message } = outcome;
         const partial = message === '' ? {} : { partialSuccess: { rejectedDataPoints: outcome.refusedPoints, errorMessage: message } };
         ctx.status = 200;
         if (encoding === 'json') {
@@ -122,23 +92,16 @@ export function metricRoutes(ingestor: Ingestor | null, metrics: Metrics): ApiRo
       responses: {
         204: { description: 'Stored (samples refused for the rules of /v1.0/logs are counted in alertmon_rejected_records_total).' },
         400: { description: 'Malformed body; nothing was stored. Prometheus does not retry it.' },
-        413: { description: 'Body over 4 MB, or over 16 MB once inflated.' },
+        413: { description: 'Body over 4 MB, or over 16 MB once inflated, or more samples than INGEST_MAX_POINTS; nothing was stored.' },
         415: { description: 'Not application/x-protobuf.' },
         429: { description: 'Over the workspace rate or share; nothing was stored. Prometheus retries.' },
         503: { description: 'The journal is full or storage unavailable; nothing was stored. Prometheus retries.' },
       },
     },
     async (ctx) => {
-      if (ingestor === null) throw new Error('POST /api/v1/write is mounted only in a process that ingests');
+      if (intake === null) throw new Error('POST /api/v1/write is mounted only in a process that ingests');
       if (!ctx.request.is(PROTOBUF)) throw new HttpError(415, 'unsupported_media_type', `Send the body as Content-Type: ${PROTOBUF} (snappy).`);
-      const bytes = unsnappied(await wireBytes(ctx));
-      let request: WriteRequestMessage;
-      try {
-        request = WriteRequest.toObject(WriteRequest.decode(bytes), DECODE_OPTIONS) as WriteRequestMessage;
-      } catch {
-        throw malformed('WriteRequest');
-      }
-      await ingestPoints(ctx, ingestor, cumulative, remoteWriteRecords(request, workspaceOf(ctx), cumulative, Date.now()), metrics);
+      await ingestPoints(ctx, intake, { kind: 'remote-write', body: await remoteWriteBody(ctx), encoding: 'protobuf' });
       ctx.status = 204;
     },
   );

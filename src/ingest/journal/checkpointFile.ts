@@ -81,7 +81,7 @@ export class CheckpointFile {
   /** Makes the checkpoint durable, in the slot that does not hold the last one. */
   async write(checkpoint: Checkpoint): Promise<void> {
     const seq = this.seq + 1;
-    const frame = encodeFrame(Buffer.from(JSON.stringify({ seq, ...checkpoint })));
+    const frame = encodeFrame([Buffer.from(JSON.stringify({ seq, ...checkpoint }))]);
     if (frame.length > SLOT_BYTES) throw new Error('a journal checkpoint does not fit its slot');
     const slot = Buffer.alloc(SLOT_BYTES);
     frame.copy(slot);

@@ -6,13 +6,35 @@ import { crc32 } from 'node:zlib';
 
 export const FRAME_MAGIC = 0x414d4a31; // "AMJ1"
 export const HEADER_BYTES = 12;
-/** A request is at most 1 MB of JSON; its frame stays far below this. */
+/**
+ * The largest payload a frame may hold: a scan takes no frame beyond it (so a damaged length
+ * field cannot make it swallow the rest of a segment).
+ */
 export const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
+/**
+ * The largest payload an append writes into one frame: a request whose payload is larger is
+ * split into several frames (journaledBatch.ts, splitPayload), each far below MAX_PAYLOAD_BYTES,
+ * so that every frame appended can be read back. 1 MiB: the work a frame costs the event loop
+ * at once (its checksum, its copy, its insert rows) stays within a few milliseconds.
+ */
+export const MAX_APPEND_PAYLOAD_BYTES = 1024 * 1024;
 
-/** The frame of a payload given in parts, one after another. */
-export function encodeFrame(...parts: Uint8Array[]): Buffer {
+/** A payload larger than a frame can hold: refused before anything is appended. */
+export class FrameTooLargeError extends Error {
+  constructor(
+    readonly bytes: number,
+    readonly max: number,
+  ) {
+    super(`a journal frame of ${bytes} bytes, beyond its bound of ${max}`);
+    this.name = 'FrameTooLargeError';
+  }
+}
+
+/** The frame of a payload given in parts, one after another (an array, never spread: a request may have 100,000s). */
+export function encodeFrame(parts: readonly Uint8Array[]): Buffer {
   let length = 0;
   for (const part of parts) length += part.length;
+  if (length > MAX_PAYLOAD_BYTES) throw new FrameTooLargeError(length, MAX_PAYLOAD_BYTES);
   // Its own memory (not Buffer's shared pool), so that it can move to the journal's writer thread.
   const frame = Buffer.allocUnsafeSlow(HEADER_BYTES + length);
   frame.writeUInt32BE(FRAME_MAGIC, 0);
@@ -47,7 +69,7 @@ export interface ScanResult {
 }
 
 /** The valid frame at `offset`, or null. */
-function frameAt(bytes: Buffer, offset: number): ScannedFrame | null {
+export function frameAt(bytes: Buffer, offset: number): ScannedFrame | null {
   if (offset + HEADER_BYTES > bytes.length || bytes.readUInt32BE(offset) !== FRAME_MAGIC) return null;
   const length = bytes.readUInt32BE(offset + 4);
   const end = offset + HEADER_BYTES + length;

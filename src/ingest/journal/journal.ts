@@ -5,13 +5,15 @@
 // wholly behind it are deleted. Opening the journal recovers what its segments hold
 // (recovery.ts); new appends always go to a new segment, so they never follow a torn tail.
 import fs from 'node:fs/promises';
+import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from '../../logger.js';
 import type { Metrics } from '../../metrics.js';
 import { type Checkpoint, CheckpointFile } from './checkpointFile.js';
 import { type BlockRange, type FrameEntry, UnconsumedFrames } from './frameIndex.js';
 import { encodeFrame } from './frames.js';
 import { type FrameSummary, recoverSegment } from './recovery.js';
-import { listSegments, readOrCreateId, segmentPath } from './segmentFiles.js';
+import { listSegments, readOrCreateId, segmentName, segmentPath } from './segmentFiles.js';
 import { SegmentReader } from './segmentReader.js';
 import { SyncWorker } from './syncWorker.js';
 
@@ -39,6 +41,15 @@ export class JournalFullError extends Error {
     super(`the journal holds ${bytes} bytes not yet in ClickHouse, its limit`);
     this.name = 'JournalFullError';
   }
+}
+
+/** Frames of one request encoded between two turns of the event loop. */
+const FRAMES_PER_TURN = 4;
+
+/** One frame's payload, in parts, and the records it holds. */
+export interface FramePayload {
+  readonly parts: readonly Uint8Array[];
+  readonly records: number;
 }
 
 interface Queued {
@@ -101,7 +112,6 @@ export class Journal {
       }
     }
     await journal.worker.open(segmentPath(dir, journal.activeSegment), dir);
-    journal.report();
     return journal;
   }
 
@@ -113,14 +123,39 @@ export class Journal {
 
   /** Appends one frame of the payload's parts; resolves once it is fdatasynced. Throws JournalFullError at the cap. */
   append(payload: readonly Uint8Array[], records: number, journaledAt: number): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('the journal is closed'));
-    const frame = encodeFrame(...payload);
-    if (this.unconsumed.bytes + this.queuedBytes + frame.length > this.options.maxBytes) {
-      return Promise.reject(new JournalFullError(this.unconsumed.bytes + this.queuedBytes));
+    return this.appendFrames([{ parts: payload, records }], journaledAt);
+  }
+
+  /**
+   * Appends the frames of one request together: they go into the same write and fdatasync,
+   * and resolve (or fail) together. Refused whole beyond the cap (JournalFullError), or when a
+   * frame is beyond MAX_PAYLOAD_BYTES (FrameTooLargeError): nothing is appended then.
+   */
+  async appendFrames(payloads: readonly FramePayload[], journaledAt: number): Promise<void> {
+    if (this.closed) throw new Error('the journal is closed');
+    const frames: Buffer[] = [];
+    for (const p of payloads) {
+      // Each frame is a copy and a checksum of up to 1 MiB: other work goes in between.
+      if (frames.length > 0 && frames.length % FRAMES_PER_TURN === 0) await nextTurn();
+      frames.push(encodeFrame(p.parts));
     }
+    if (this.closed) throw new Error('the journal is closed');
+    const bytes = frames.reduce((n, f) => n + f.length, 0);
+    if (this.unconsumed.bytes + this.queuedBytes + bytes > this.options.maxBytes) throw new JournalFullError(this.unconsumed.bytes + this.queuedBytes);
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ frame, bytes: frame.length, records, journaledAt, resolve, reject });
-      this.queuedBytes += frame.length;
+      // Queued in one go: the flush takes all of them into one write, and settles the request once.
+      let left = frames.length;
+      const settle = {
+        resolve: () => {
+          if (--left === 0) resolve();
+        },
+        reject,
+      };
+      for (let i = 0; i < frames.length; i++) {
+        const frame = frames[i]!;
+        this.queue.push({ frame, bytes: frame.length, records: payloads[i]!.records, journaledAt, ...settle });
+      }
+      this.queuedBytes += bytes;
       void this.flush();
     });
   }
@@ -134,8 +169,52 @@ export class Journal {
   }
 
   /** The payloads of consecutive frames of one segment, read back from disk and checked; valid until the next read. */
-  read(frames: readonly FrameEntry[]): Promise<Buffer[]> {
-    return this.reader.read(frames);
+  async read(frames: readonly FrameEntry[]): Promise<Buffer[]> {
+    return (await this.readBack(frames)).payloads;
+  }
+
+  /**
+   * The frames of `frames` that read back whole, and their payloads (valid until the next read).
+   * A frame that does not (changed on disk since it was appended) stops nothing but itself: its
+   * bytes are kept under damaged/, it is counted and logged, and left out; the writer consumes
+   * it with the others, so the frames after it go on.
+   */
+  async readBack(frames: readonly FrameEntry[]): Promise<{ frames: FrameEntry[]; payloads: Buffer[] }> {
+    const { payloads, damaged } = await this.reader.read(frames);
+    if (damaged.length === 0) return { frames: [...frames], payloads: payloads as Buffer[] };
+    const kept: FrameEntry[] = [];
+    const good: Buffer[] = [];
+    for (let i = 0; i < frames.length; i++) {
+      const payload = payloads[i];
+      if (payload) {
+        kept.push(frames[i]!);
+        good.push(payload);
+      }
+    }
+    for (const { frame, bytes } of damaged) await this.quarantine(frame, bytes);
+    return { frames: kept, payloads: good };
+  }
+
+  /** Keeps a frame that does not read back under damaged/, counts and logs it. */
+  private async quarantine(frame: FrameEntry, bytes: Buffer): Promise<void> {
+    const { dir, logger, metrics } = this.options;
+    const kept = path.join(dir, 'damaged', `${segmentName(frame.segment)}.${frame.offset}-${frame.end}`);
+    try {
+      await fs.mkdir(path.dirname(kept), { recursive: true });
+      await fs.writeFile(kept, bytes);
+    } catch (err) {
+      logger.warn('journal: could not keep the bytes of a damaged frame', { kept, err });
+    }
+    metrics.journalQuarantinedFrames.inc();
+    metrics.journalQuarantinedRecords.inc(frame.records);
+    metrics.journalDamagedBytes.inc(frame.end - frame.offset);
+    logger.error('journal: DAMAGED DATA: a frame did not read back as it was appended; it was set aside (its bytes kept) and the journal goes on', {
+      segment: frame.segment,
+      offset: frame.offset,
+      bytes: frame.end - frame.offset,
+      records: frame.records,
+      kept,
+    });
   }
 
   /** Makes the writer's intent durable: frames before `done` are stored, `pending` is being inserted. */
@@ -156,7 +235,6 @@ export class Journal {
       }
     }
     await this.deleteSegmentsBehind();
-    this.report();
   }
 
   /**
@@ -239,7 +317,6 @@ export class Journal {
             this.unconsumed.add(entry);
           }
           this.queuedBytes -= bytes;
-          this.report();
           for (const q of batch) q.resolve();
         } catch (err) {
           this.queuedBytes -= bytes;
@@ -260,12 +337,6 @@ export class Journal {
 
   private writeCheckpoint(checkpoint: Checkpoint): Promise<void> {
     return this.checkpointFile.write(checkpoint);
-  }
-
-  private report(): void {
-    const { metrics } = this.options;
-    metrics.journalBacklogBytes.set(this.unconsumed.bytes);
-    metrics.journalBacklogRecords.set(this.unconsumed.records);
   }
 }
 

@@ -4,7 +4,7 @@
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import type { FrameEntry } from './frameIndex.js';
-import { scanFrames } from './frames.js';
+import { frameAt } from './frames.js';
 import { segmentPath } from './segmentFiles.js';
 
 export class SegmentReader {
@@ -13,9 +13,13 @@ export class SegmentReader {
 
   constructor(private readonly dir: string) {}
 
-  /** The payloads of consecutive frames of one segment; in the reader's buffer, valid until the next read. */
-  async read(frames: readonly FrameEntry[]): Promise<Buffer[]> {
-    if (frames.length === 0) return [];
+  /**
+   * The payloads of consecutive frames of one segment (in the reader's buffer, valid until the
+   * next read), null for a frame that does not read back as it was appended, whose bytes are
+   * then given in `damaged` (copied).
+   */
+  async read(frames: readonly FrameEntry[]): Promise<{ payloads: (Buffer | null)[]; damaged: { frame: FrameEntry; bytes: Buffer }[] }> {
+    if (frames.length === 0) return { payloads: [], damaged: [] };
     const first = frames[0]!;
     const last = frames[frames.length - 1]!;
     if (this.opened?.segment !== first.segment) {
@@ -27,11 +31,22 @@ export class SegmentReader {
     if (this.buffer.length < length) this.buffer = Buffer.allocUnsafeSlow(length);
     const bytes = this.buffer.subarray(0, length);
     const { bytesRead } = await this.opened.handle.read(bytes, 0, bytes.length, first.offset);
-    const scanned = scanFrames(bytes.subarray(0, bytesRead), first.offset);
-    if (scanned.damage.length > 0 || scanned.frames.length !== frames.length) {
-      throw new Error(`journal segment ${first.segment} changed on disk between ${first.offset} and ${last.end}: ${JSON.stringify(scanned.damage)}`);
+    const read = bytes.subarray(0, bytesRead);
+    // Each frame is taken where the index says it is (the frames of a block may have gaps
+    // between them, where recovery found damage): one that is not a valid frame of exactly its
+    // length there changed on disk since it was appended.
+    const payloads: (Buffer | null)[] = [];
+    const damaged: { frame: FrameEntry; bytes: Buffer }[] = [];
+    for (const frame of frames) {
+      const at = frame.offset - first.offset;
+      const scanned = frame.end - first.offset <= read.length ? frameAt(read, at) : null;
+      if (scanned && scanned.end === frame.end - first.offset) payloads.push(scanned.payload);
+      else {
+        payloads.push(null);
+        damaged.push({ frame, bytes: Buffer.from(read.subarray(Math.min(at, read.length), Math.min(frame.end - first.offset, read.length))) });
+      }
     }
-    return scanned.frames.map((f) => f.payload);
+    return { payloads, damaged };
   }
 
   /** Lets go of the segment if it is the one open (it is about to be deleted). */

@@ -47,6 +47,8 @@ export class StreamFullError extends Error {
 const STREAM_FULL_CODES = new Set([10077, 10027, 10047, 10054]);
 /** How long a publish waits for JetStream's acknowledgement (also while reconnecting). */
 const PUBLISH_TIMEOUT_MS = 5_000;
+/** Bytes of a message's max_payload left for its headers (Nats-Expected-Stream: a few dozen). */
+const PUBLISH_HEADER_ROOM = 1024;
 const nanos = (ms: number) => ms * 1_000_000;
 
 export class NatsStream {
@@ -71,9 +73,14 @@ export class NatsStream {
     return `${this.name}-writer`;
   }
 
-  /** The largest message the server takes; larger payloads are published in parts. */
+  /** The largest message the server takes (its max_payload, headers included). */
   get maxPayload(): number {
     return this.connection.info?.max_payload ?? 1024 * 1024;
+  }
+
+  /** The largest payload one publish carries: max_payload less room for the publish's headers; larger payloads are published in parts. */
+  get maxMessagePayload(): number {
+    return this.maxPayload - PUBLISH_HEADER_ROOM;
   }
 
   /** Connects (retrying for ever once connected) and creates the stream, or checks it and brings its limits to the configured ones. */

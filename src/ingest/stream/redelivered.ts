@@ -13,7 +13,7 @@ import { rebuildRollupStretches, type RollupStretch } from '../../rollups/rangeR
 import type { ClickHouseStore } from '../../stores/clickhouse.js';
 import { type BlockRow, rowsByWorkspace, widenStretches } from '../interruptedBlock.js';
 import { type DecodedBatch, payloadOf } from '../journaledBatch.js';
-import { insertMissingRows } from '../logsBlockInsert.js';
+import { type BlockSeriesLabels, insertMissingRows } from '../logsBlockInsert.js';
 
 /** Ids looked up in one query. */
 const IDS_PER_QUERY = 5_000;
@@ -62,6 +62,7 @@ export async function storeRedelivered(
   batches: readonly DecodedBatch[],
   timezoneOf: (eventId: string) => string,
   logger: Logger,
+  series: BlockSeriesLabels | null = null,
 ): Promise<RedeliveredOutcome> {
   const stretches = new Map<string, RollupStretch>();
   const keptIds = new Map<string, string[]>();
@@ -86,7 +87,7 @@ export async function storeRedelivered(
     }
     if (missing.length > 0) {
       // Without a token: these rows are missing whatever a deduplication log says.
-      await insertMissingRows(clickhouse, [payloadOf({ workspaceId, journaledAt, lines: missing.map((r) => r.line) })], timezoneOf);
+      await insertMissingRows(clickhouse, [payloadOf({ workspaceId, journaledAt, lines: missing.map((r) => r.line) })], timezoneOf, series);
       inserted += missing.length;
     }
     keptIds.set(

@@ -3,16 +3,18 @@
 // ROLE=ingest process is stateless, any request may reach any of them, and idempotency by
 // log_id is kept by the stream's writer (streamWriter.ts), which sees every process's
 // publishes. In processes holding ClickHouse (ROLE all, worker) the same object runs the writer.
+import type { BlockSeriesLabels } from '../logsBlockInsert.js';
 import type { IngestConfig } from '../../config.js';
-import { unavailable } from '../../errors.js';
+import { tooLarge, unavailable } from '../../errors.js';
 import type { EventDirectory } from '../../events/eventDirectory.js';
 import type { Logger } from '../../logger.js';
 import type { Metrics } from '../../metrics.js';
 import type { ClickHouseStore } from '../../stores/clickhouse.js';
 import type { Ingestor } from '../ingestor.js';
-import { journalPayload, type PreparedBatch } from '../journaledBatch.js';
+import { journalPayload, type PreparedBatch, RecordTooLargeError, splitPayload } from '../journaledBatch.js';
 import type { JournalBacklog } from '../journal/journal.js';
 import { resolvePairs, withdrawCreated } from '../pairs.js';
+import { MeanRecords } from './meanRecords.js';
 import { NatsStream, StreamFullError } from './natsStream.js';
 import { StreamWriter } from './streamWriter.js';
 
@@ -23,6 +25,8 @@ export interface StreamIngestorDeps {
   readonly logger: Logger;
   /** Set where this process writes the stream into ClickHouse (ROLE all, worker). */
   readonly clickhouse: ClickHouseStore | null;
+  /** The writer's series labels, set before it takes its first message (see LogIngestorDeps.series). */
+  readonly series: BlockSeriesLabels | null;
 }
 
 const BACKLOG_POLL_MS = 1_000;
@@ -34,7 +38,7 @@ export class StreamIngestor implements Ingestor {
   private backlog: JournalBacklog = { frames: 0, bytes: 0, records: 0, oldestJournaledAt: null };
   private readonly poller: NodeJS.Timeout;
   /** Records per published message, for the backlog estimate where no writer runs. */
-  private meanRecords = 1;
+  private readonly meanRecords = new MeanRecords();
 
   private constructor(
     private readonly deps: StreamIngestorDeps,
@@ -67,6 +71,7 @@ export class StreamIngestor implements Ingestor {
           logger,
         ));
       const ingestor = new StreamIngestor(deps, stream, writer);
+      if (writer !== null && deps.series !== null) writer.labelSeries(deps.series);
       writer?.start();
       await ingestor.pollBacklog();
       logger.info('ingest ready on the journal stream', { stream: stream.name, writer: writer !== null });
@@ -83,11 +88,19 @@ export class StreamIngestor implements Ingestor {
     const { resolved, eventIds } = await resolvePairs(this.deps.directory, this.deps.metrics, batch);
     const { metrics, logger } = this.deps;
     try {
-      for (const part of this.messagesOf(batch, eventIds)) this.lastPublished = Math.max(this.lastPublished, await this.stream.publish(part));
-      this.meanRecords = this.meanRecords * 0.99 + batch.records * 0.01;
+      const messages = this.messagesOf(batch, eventIds);
+      for (const part of messages) this.lastPublished = Math.max(this.lastPublished, await this.stream.publish(part));
+      this.meanRecords.add(batch.records, messages.length);
       metrics.acceptedRecords.inc(batch.records);
     } catch (err) {
       await withdrawCreated(this.deps.directory, batch, resolved).catch(() => {});
+      if (err instanceof RecordTooLargeError) {
+        metrics.rejectedRecords.inc({ reason: 'too_large' }, batch.records);
+        throw tooLarge(
+          'record_too_large',
+          `A record of this batch takes ${err.bytes} bytes, beyond the ${err.max} bytes a journal message may hold; nothing of this batch was stored.`,
+        );
+      }
       if (err instanceof StreamFullError) {
         metrics.rejectedRecords.inc({ reason: 'journal_full' }, batch.records);
         throw unavailable('journal_full', 'The ingest journal is full; nothing of this batch was stored. Retry after the given delay.', 5);
@@ -101,14 +114,16 @@ export class StreamIngestor implements Ingestor {
   /**
    * The batch as one message, or, past the server's max_payload, as several (whole records
    * each). A batch in parts is no longer all-or-nothing if a later part fails: its records
-   * with a log_id are counted once when retried; see docs/ingest.md.
+   * with a log_id are counted once when retried; see docs/ingest.md. A record alone beyond a
+   * message throws RecordTooLargeError, before anything is published.
    */
   private messagesOf(batch: PreparedBatch, eventIds: readonly string[]): Buffer[] {
     const parts = journalPayload(batch, eventIds, Date.now());
-    const whole = Buffer.concat(parts);
-    const max = this.stream.maxPayload;
-    if (whole.length <= max) return [whole];
-    return splitPayload(parts[0]!, whole.subarray(parts[0]!.length), max);
+    return splitPayload(parts, this.stream.maxMessagePayload).map((m) => Buffer.concat(m.parts));
+  }
+
+  writerStalledMs(now: number): number | null {
+    return this.writer ? this.writer.stalledMs(now, this.backlog.frames, this.backlog.oldestJournaledAt) : null;
   }
 
   caughtUp(): Promise<void> {
@@ -141,7 +156,7 @@ export class StreamIngestor implements Ingestor {
     this.polling = true;
     try {
       const { messages, bytes, oldestAt } = await this.stream.backlog();
-      const perMessage = this.writer?.meanRecords ?? this.meanRecords;
+      const perMessage = (this.writer?.meanRecords ?? this.meanRecords).value;
       this.backlog = { frames: messages, bytes, records: Math.round(messages * perMessage), oldestJournaledAt: oldestAt };
     } catch (err) {
       // Unreachable or slow: the last figures stay (/readyz says whether NATS answers).
@@ -150,26 +165,4 @@ export class StreamIngestor implements Ingestor {
       this.polling = false;
     }
   }
-}
-
-/**
- * A payload (its header line, then its records' lines, each starting with a newline) as
- * payloads of at most `max` bytes, each the header and whole lines (a line longer than `max`
- * alone still goes whole: the publish then fails with 503).
- */
-export function splitPayload(header: Buffer, lines: Buffer, max: number): Buffer[] {
-  const messages: Buffer[] = [];
-  let start = 0;
-  while (start < lines.length) {
-    let end = start;
-    for (let next = lines.indexOf(10, end + 1); ; next = lines.indexOf(10, next + 1)) {
-      const candidate = next < 0 ? lines.length : next;
-      if (candidate - start + header.length > max && end > start) break;
-      end = candidate;
-      if (next < 0) break;
-    }
-    messages.push(Buffer.concat([header, lines.subarray(start, end)]));
-    start = end;
-  }
-  return messages;
 }

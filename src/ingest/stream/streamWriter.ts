@@ -16,20 +16,24 @@
 // delivered afresh below a sequence this writer already received (a NATS server that lost
 // its consumer's state in a kill delivers again as new), and one stranded in the stream
 // below the consumer's ack floor (strandedMessages.ts).
+//
+// The loop's shell (pacing, exclusive work, waiters, sleep, drain) is the local journal
+// writer's too: ../writerShell.ts.
 import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { EventDirectory } from '../../events/eventDirectory.js';
 import type { Logger } from '../../logger.js';
 import type { Metrics } from '../../metrics.js';
 import type { ClickHouseStore } from '../../stores/clickhouse.js';
-import { InsertPacing } from '../insertPacing.js';
-import { decodeBatch, eventIdsIn, payloadOf } from '../journaledBatch.js';
-import { LogsBlockInserter, pauseBeforeRetry } from '../logsBlockInsert.js';
+import { decodeBatch, payloadOf } from '../journaledBatch.js';
+import { pauseBeforeRetry } from '../logsBlockInsert.js';
 import { loadRecentIds } from '../logIngestor.js';
 import { RecentLogIds, uuidWords } from '../recentLogIds.js';
 import type { NatsStream } from './natsStream.js';
+import { MeanRecords } from './meanRecords.js';
 import { RecentSequences } from './recentSequences.js';
 import { storeRedelivered } from './redelivered.js';
 import { STRANDED_SWEEP_MS, StrandedMessages } from './strandedMessages.js';
+import { WriterShell } from '../writerShell.js';
 
 export interface StreamWriterOptions {
   readonly blockRecords: number;
@@ -60,7 +64,7 @@ const countLines = (payload: Buffer) => {
   return n;
 };
 
-export class StreamWriter {
+export class StreamWriter extends WriterShell {
   private held: Held[] = [];
   private heldRecords = 0;
   private redelivered: Held[] = [];
@@ -73,37 +77,26 @@ export class StreamWriter {
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweepQueued = false;
   private readonly stranded: StrandedMessages;
-  private stopping = false;
-  private drainUntil = 0;
-  private wakeUp: (() => void) | null = null;
   private roomFor: (() => void) | null = null;
-  private readonly exclusive: { run(): Promise<void> }[] = [];
-  private readonly caughtUpWaiters: { target: number; resolve(): void }[] = [];
   /** Sequences of the messages this writer stored and acknowledged lately. */
   private readonly stored = new RecentSequences(STORED_SEQUENCES_KEPT);
   /** The highest stream sequence this writer has received. */
   private lastReceived = 0;
   /** Records per message seen by this writer (the backlog's records are estimated from it). */
-  meanRecords = 1;
-  /** Told the event ids of each block once it is in ClickHouse. */
-  onInserted: ((eventIds: ReadonlySet<string>) => void) | null = null;
-  /** Builds each block's insert rows (in one buffer kept from block to block) and inserts them. */
-  private readonly inserter: LogsBlockInserter;
-  private readonly pacing: InsertPacing;
+  readonly meanRecords = new MeanRecords();
   private readonly words = new Int32Array(4);
 
   private constructor(
     private readonly stream: NatsStream,
     private readonly consumer: Consumer,
     private readonly recentIds: RecentLogIds,
-    private readonly clickhouse: ClickHouseStore,
-    private readonly directory: EventDirectory,
+    clickhouse: ClickHouseStore,
+    directory: EventDirectory,
     private readonly options: StreamWriterOptions,
-    private readonly metrics: Metrics,
-    private readonly logger: Logger,
+    metrics: Metrics,
+    logger: Logger,
   ) {
-    this.inserter = new LogsBlockInserter(clickhouse, metrics, (eventId) => directory.timezoneOf(eventId));
-    this.pacing = new InsertPacing(options.intervalMs);
+    super(clickhouse, directory, metrics, logger, options.intervalMs);
     this.stranded = new StrandedMessages(stream, (payloads) => this.runExclusive(() => this.repair(payloads)), logger);
   }
 
@@ -145,23 +138,12 @@ export class StreamWriter {
   /** Resolves once every message up to stream sequence `seq` that this writer took is in ClickHouse. */
   caughtUp(seq: number): Promise<void> {
     if (this.isCaughtUp(seq)) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.caughtUpWaiters.push({ target: seq, resolve });
-      this.wake();
-    });
-  }
-
-  runExclusive<R>(fn: () => Promise<R>): Promise<R> {
-    return new Promise<R>((resolve, reject) => {
-      this.exclusive.push({ run: () => fn().then(resolve, reject) });
-      this.wake();
-    });
+    return this.waitUntil(seq);
   }
 
   /** Stops taking messages, inserts what it holds for at most `drainMs`; the rest is redelivered to a writer later. */
   async stop(drainMs: number): Promise<void> {
-    this.stopping = true;
-    this.drainUntil = Date.now() + drainMs;
+    this.beginStop(drainMs);
     // Closing the pull may wait for its request to expire: not waited for beyond a moment
     // (what it still brings is left unacknowledged, for the next writer).
     const closed = Promise.all([this.messages?.close().catch(() => {}), this.pump]);
@@ -179,10 +161,6 @@ export class StreamWriter {
     return !below(this.held) && !below(this.redelivered) && !below(this.inserting);
   }
 
-  private wake(): void {
-    this.wakeUp?.();
-  }
-
   /** Takes messages from the consumer while fewer than two blocks' worth are held. */
   private async receive(): Promise<void> {
     while (!this.stopping) {
@@ -193,7 +171,7 @@ export class StreamWriter {
           const held: Held = { msg, payload, records: countLines(payload) };
           const again = msg.info.redelivered || msg.seq <= this.lastReceived;
           this.lastReceived = Math.max(this.lastReceived, msg.seq);
-          this.meanRecords = this.meanRecords * 0.99 + held.records * 0.01;
+          this.meanRecords.add(held.records);
           if (again) this.redelivered.push(held);
           else {
             this.held.push(held);
@@ -213,7 +191,7 @@ export class StreamWriter {
 
   private async loop(): Promise<void> {
     for (;;) {
-      while (this.exclusive.length > 0) await this.exclusive.shift()!.run();
+      await this.runExclusives();
       if (this.stopping && (Date.now() >= this.drainUntil || (this.held.length === 0 && this.redelivered.length === 0))) return;
       if (this.redelivered.length > 0) {
         const taken = this.freshCopies(this.redelivered);
@@ -223,7 +201,7 @@ export class StreamWriter {
       }
       const block = this.nextBlock();
       const records = block.reduce((n, h) => n + h.records, 0);
-      const hurry = this.stopping || this.caughtUpWaiters.length > 0 || this.exclusive.length > 0;
+      const hurry = this.hurried();
       const dueIn = block.length === 0 ? Infinity : this.pacing.dueIn();
       if (block.length === 0 || (records < this.options.blockRecords && dueIn > 0 && !hurry)) {
         await this.sleep(dueIn);
@@ -237,7 +215,7 @@ export class StreamWriter {
       const done = await this.insertBlock(block);
       this.inserting = [];
       if (!done) return;
-      this.settleWaiters();
+      this.settleCaughtUp();
     }
   }
 
@@ -254,22 +232,8 @@ export class StreamWriter {
     return block;
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = Number.isFinite(ms) ? setTimeout(() => done(), Math.max(1, ms)).unref() : null;
-      const done = () => {
-        if (timer) clearTimeout(timer);
-        this.wakeUp = null;
-        resolve();
-      };
-      this.wakeUp = done;
-    });
-  }
-
-  private settleWaiters(): void {
-    for (let i = this.caughtUpWaiters.length - 1; i >= 0; i--) {
-      if (this.isCaughtUp(this.caughtUpWaiters[i]!.target)) this.caughtUpWaiters.splice(i, 1)[0]!.resolve();
-    }
+  private settleCaughtUp(): void {
+    this.settleWaiters((seq) => this.isCaughtUp(seq));
   }
 
   /** The block's payloads without the records whose client log_id the window holds (each kept id is added to it). */
@@ -299,9 +263,7 @@ export class StreamWriter {
   /** Inserts the block and acknowledges its messages; false when stopped before it passed (the messages are then redelivered later). */
   private async insertBlock(block: readonly Held[]): Promise<boolean> {
     const { payloads, duplicates } = this.withoutRepeats(block);
-    const eventIds = new Set<string>();
-    for (const payload of payloads) eventIdsIn(payload, eventIds);
-    await this.directory.learnTimezones([...eventIds]);
+    const eventIds = await this.learnEventsOf(payloads);
     if (!(await this.insertParts(block, payloads))) return false;
     this.acknowledge(block);
     this.metrics.duplicateRecords.inc(duplicates);
@@ -323,14 +285,24 @@ export class StreamWriter {
           first_line: batch.lines[0]?.slice(0, 500),
         });
       },
-      givingUp: () => this.stopping && Date.now() >= this.drainUntil,
+      givingUp: () => this.givingUp(),
       failed: (err, attempt, token, records) => {
         if (attempt === 0 || attempt % 10 === 0) this.logger.warn('journal stream: insert failed; retrying the same block', { token, records, attempt, err });
       },
     });
   }
 
+  /**
+   * How long this writer has stored nothing while the stream holds messages for it
+   * (`backlogMessages`, from the stream's state): 0 when none waits.
+   */
+  stalledMs(now: number, backlogMessages: number, oldestAt: number | null): number {
+    if (backlogMessages === 0 || oldestAt === null) return 0;
+    return Math.max(0, now - Math.max(this.progressAt, oldestAt));
+  }
+
   private acknowledge(messages: readonly Held[]): void {
+    this.progressAt = Date.now();
     for (const h of messages) {
       h.msg.ack();
       this.stored.add(h.msg.seq);
@@ -368,28 +340,19 @@ export class StreamWriter {
     const stored = await this.repair(taken.map((h) => h.payload));
     if (stored) this.acknowledge(taken);
     this.inserting = [];
-    if (stored) this.settleWaiters();
+    if (stored) this.settleCaughtUp();
     return stored;
   }
 
   /** Makes the payloads' records hold exactly once in `logs` and the rollups (redelivered.ts), retrying; false when stopped first. */
-  private async repair(payloads: readonly Buffer[]): Promise<boolean> {
+  private repair(payloads: readonly Buffer[]): Promise<boolean> {
     const batches = payloads.map(decodeBatch);
-    const eventIds = new Set<string>();
-    for (const payload of payloads) eventIdsIn(payload, eventIds);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.directory.learnTimezones([...eventIds]);
-        const outcome = await storeRedelivered(this.clickhouse, batches, (id) => this.directory.timezoneOf(id), this.logger);
-        for (const [workspaceId, ids] of outcome.keptIds) for (const id of ids) this.recentIds.add(workspaceId, uuidWords(id, this.words), 0);
-        this.metrics.ingestedRecords.inc(outcome.inserted);
-        this.metrics.duplicateRecords.inc(outcome.duplicates);
-        return true;
-      } catch (err) {
-        if (this.stopping && Date.now() >= this.drainUntil) return false;
-        this.logger.warn('journal stream: storing redelivered messages failed; retrying', { attempt, err });
-        await pauseBeforeRetry(attempt);
-      }
-    }
+    return this.retried(async () => {
+      await this.learnEventsOf(payloads);
+      const outcome = await storeRedelivered(this.clickhouse, batches, (id) => this.directory.timezoneOf(id), this.logger, this.inserter.series);
+      for (const [workspaceId, ids] of outcome.keptIds) for (const id of ids) this.recentIds.add(workspaceId, uuidWords(id, this.words), 0);
+      this.metrics.ingestedRecords.inc(outcome.inserted);
+      this.metrics.duplicateRecords.inc(outcome.duplicates);
+    }, 'journal stream: storing redelivered messages failed; retrying');
   }
 }

@@ -8,10 +8,10 @@
 import { validationFailed, type ErrorDetail } from '../../errors.js';
 import { DEFAULT_AGENT } from '../../events/model.js';
 import { newId } from '../../ids.js';
-import type { NewLogRecord } from '../../ingest/journaledBatch.js';
-import { nestingDepth, textProblems } from '../textRules.js';
-import { compileBodySchema, problemsOf } from '../validation.js';
-import { logBatchSchema, MAX_ABS_VALUE, MAX_AGE_MS, MAX_AHEAD_MS, MAX_META_BYTES, MAX_META_KEYS, MAX_NAME_LENGTH, type LogRecordInput } from './schemas.js';
+import { compileBodySchema, problemsOf } from '../../validation/jsonSchema.js';
+import { nestingDepth, textProblems } from '../../validation/textRules.js';
+import type { NewLogRecord } from '../journaledBatch.js';
+import { logBatchSchema, MAX_ABS_VALUE, MAX_AGE_MS, MAX_AHEAD_MS, MAX_META_BYTES, MAX_META_KEYS, MAX_NAME_LENGTH, type LogRecordInput } from './recordRules.js';
 
 const validators = new Map<number, ReturnType<typeof compileBodySchema>>();
 

@@ -1,12 +1,14 @@
 // A worker thread of batchParsers.ts: parses a log batch's body text as the JSON body parser
 // would (prototype poisoning refused), validates it, and replies with its records prepared for
-// the journal, or why not.
+// the journal, or why not. It maps OTLP and remote-write requests too (pointRequest.ts),
+// and keeps the cumulative series of the workspaces whose requests come to it.
 import { parentPort } from 'node:worker_threads';
 import bourne from '@hapi/bourne';
 import { AppError } from '../../errors.js';
-import { prepareBatch, transferablesOf } from '../../ingest/journaledBatch.js';
-import { decodeJsonText } from '../middleware/jsonBody.js';
-import type { ParseJob, ParseReply } from './batchParsers.js';
+import { decodeJsonText } from '../../validation/jsonText.js';
+import { prepareBatch, transferablesOf } from '../journaledBatch.js';
+import { PointRequests, MAX_CUMULATIVE_SERIES, type PointJob } from './pointRequest.js';
+import { PARSER_THREADS, type ParseJob, type ParseReply, type SettlePoints } from './batchParsers.js';
 import { validateLogBatch } from './validateLogBatch.js';
 
 function parse({ id, body: bytes, workspaceId, receivedAt, maxRecords }: ParseJob): ParseReply {
@@ -27,7 +29,13 @@ function parse({ id, body: bytes, workspaceId, receivedAt, maxRecords }: ParseJo
   }
 }
 
-parentPort!.on('message', (job: ParseJob) => {
-  const reply = parse(job);
-  parentPort!.postMessage(reply, 'batch' in reply ? transferablesOf(reply.batch) : []);
+const points = new PointRequests(Math.ceil(MAX_CUMULATIVE_SERIES / PARSER_THREADS));
+
+parentPort!.on('message', (job: ParseJob | PointJob | SettlePoints) => {
+  if ('settle' in job) {
+    points.settle(job.settle, job.journaled);
+    return;
+  }
+  const reply = 'kind' in job ? points.map(job) : parse(job);
+  parentPort!.postMessage(reply, 'batch' in reply && reply.batch !== null ? transferablesOf(reply.batch) : []);
 });

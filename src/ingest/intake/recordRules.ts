@@ -1,4 +1,8 @@
-import { PATTERNS } from '../validation.js';
+// What a log record may be, whichever wire format it came in (a JSON batch, an OTLP point, a
+// remote-write sample): the one home of the record rules and limits. The JSON batch's shape is
+// the schema below (also the route's documented body); the rules JSON Schema cannot say are in
+// validateLogBatch.ts, and the standard formats' points keep the same ones (pointRecords.ts).
+import { PATTERNS } from '../../validation/jsonSchema.js';
 
 /**
  * Records per request every deployment accepts (the portable limit the API documents); INGEST_MAX_BATCH_RECORDS

@@ -1,22 +1,23 @@
 // One data point of a standard format (OTLP, Prometheus remote-write) as a log record, under
-// the rules of POST /v1.0/logs: names as there, values finite and within range, occurred_at
+// the record rules of every log record (recordRules.ts): names as there, values finite and within range, occurred_at
 // within the accepted window, meta within its limits. A point that breaks a rule is refused
 // on its own (the formats answer per point); meta past its limits is cut, keys dropped in
 // their given order (point attributes first, then scope, then resource), and counted.
 import { createHash } from 'node:crypto';
-import type { CumulativePoint } from '../../ingest/cumulativeSeries.js';
-import type { NewLogRecord } from '../../ingest/journaledBatch.js';
-import type { RecordSummary } from '../../ingest/recordSummary.js';
-import { MAX_ABS_VALUE, MAX_AGE_MS, MAX_AHEAD_MS, MAX_META_BYTES, MAX_META_KEYS, MAX_NAME_LENGTH } from '../logs/schemas.js';
-import { textProblems } from '../textRules.js';
+import { textProblems } from '../../validation/textRules.js';
+import type { CumulativePoint } from '../cumulativeSeries.js';
+import type { NewLogRecord } from '../journaledBatch.js';
+import type { RecordSummary } from '../recordSummary.js';
+import { MAX_ABS_VALUE, MAX_AGE_MS, MAX_AHEAD_MS, MAX_META_BYTES, MAX_META_KEYS, MAX_NAME_LENGTH } from './recordRules.js';
 
 /** Why a point was not stored. */
-export type Refusal = 'invalid_name' | 'not_finite' | 'out_of_range' | 'too_old' | 'too_far_ahead' | 'no_value' | 'unsupported';
+export type Refusal = 'invalid_name' | 'not_finite' | 'out_of_range' | 'count_out_of_range' | 'too_old' | 'too_far_ahead' | 'no_value' | 'unsupported';
 
 export const REFUSAL_MESSAGES: Record<Refusal, string> = {
   invalid_name: `the metric name is not a valid event name (1–${MAX_NAME_LENGTH} characters, no NUL or unpaired surrogate)`,
   not_finite: 'the value is NaN or infinite',
   out_of_range: `the value is beyond ±${MAX_ABS_VALUE}`,
+  count_out_of_range: `a histogram's count, zero count or bucket count is negative, not an integer, or beyond 2^53 - 1 (${Number.MAX_SAFE_INTEGER})`,
   too_old: 'the point is more than 30 days old',
   too_far_ahead: 'the point is more than 1 day in the future',
   no_value: 'the point has no recorded value',
@@ -33,6 +34,8 @@ export interface PointMapping {
 /** What the mapping of one request gives: its records, and what it refused or cut. */
 export class PointOutcome {
   readonly records: NewLogRecord[] = [];
+  /** Metric name → the attribute keys (labels) of its first point here: its dimensions on first sight (docs/fleets.md). */
+  readonly pointKeys = new Map<string, readonly string[]>();
   readonly refused = new Map<Refusal, number>();
   droppedMetaKeys = 0;
 

@@ -2,9 +2,9 @@
 // (docs/ingest-standards.md has the mapping table). agent = service.name[/service.instance.id],
 // event = the metric name, occurred_at = time_unix_nano, meta = point, scope, then resource
 // attributes. Gauges and delta sums as they are; cumulative sums as increases per series;
-// histograms and exponential histograms as summary records (src/ingest/recordSummary.ts).
-import { type CumulativePoint, type CumulativeSeries, increaseOf, nanosOf } from '../../ingest/cumulativeSeries.js';
-import { type HistogramBucket, histogramSummary, type RecordSummary } from '../../ingest/recordSummary.js';
+// histograms and exponential histograms as summary records (../recordSummary.ts).
+import { type CumulativePoint, type CumulativeSeries, increaseOf, nanosOf } from '../cumulativeSeries.js';
+import { type HistogramBucket, histogramSummary, type RecordSummary } from '../recordSummary.js';
 import { DEFAULT_AGENT } from '../../events/model.js';
 import { addPoint, limitedMeta, type PointMapping, PointOutcome, validName } from './pointRecords.js';
 
@@ -83,6 +83,20 @@ function jsonOf(v: AnyValue | null | undefined): unknown {
 
 const entriesOf = (attributes: KeyValue[] | null | undefined): [string, unknown][] => (attributes ?? []).map((kv) => [kv.key ?? '', jsonOf(kv.value)]);
 
+/** The data points an export request carries, of every kind (counted before any is mapped). */
+export function otlpPointCount(request: MetricsRequest): number {
+  let points = 0;
+  for (const rm of request.resourceMetrics ?? []) {
+    for (const sm of rm.scopeMetrics ?? []) {
+      for (const metric of sm.metrics ?? []) {
+        const data = metric.gauge ?? metric.sum ?? metric.histogram ?? metric.exponentialHistogram ?? metric.summary;
+        points += data?.dataPoints?.length ?? 0;
+      }
+    }
+  }
+  return points;
+}
+
 /** The records of an export request for `workspaceId`, at `now`. */
 export function otlpRecords(request: MetricsRequest, workspaceId: string, cumulative: CumulativeSeries, now: number): PointMapping {
   const outcome = new PointOutcome();
@@ -119,6 +133,11 @@ export function otlpRecords(request: MetricsRequest, workspaceId: string, cumula
             continue;
           }
           const attributes = entriesOf(p.attributes);
+          if (!outcome.pointKeys.has(event))
+            outcome.pointKeys.set(
+              event,
+              attributes.map(([k]) => k),
+            );
           const seriesKey = `${resourceKey}\u0000${scopeKey}\u0000${event}\u0000${JSON.stringify(attributes)}`;
           const timeKey = text(p.timeUnixNano);
           const occurredAt = Math.floor(num(p.timeUnixNano) / 1e6);
@@ -139,6 +158,11 @@ export function otlpRecords(request: MetricsRequest, workspaceId: string, cumula
               value = increase[0]!;
             }
             addPoint(outcome, { ...base, value, meta: meta() }, now);
+            continue;
+          }
+          // Counts beyond 2^53 cannot be held exactly (nor in the rollups' sums): refused, never wrapped or rounded.
+          if (!countsInRange(histogram)) {
+            outcome.refuse('count_out_of_range');
             continue;
           }
           let { count, sum, buckets } = histogram;
@@ -172,6 +196,10 @@ interface HistogramData {
   max: number | undefined;
   buckets: HistogramBucket[];
 }
+
+/** Whether a histogram's count and bucket counts are integers in [0, 2^53). */
+const countsInRange = (h: HistogramData) => isCount(h.count) && h.buckets.every((b) => isCount(b.count));
+const isCount = (n: number) => Number.isSafeInteger(n) && n >= 0;
 
 const optional = (v: number | null | undefined) => (typeof v === 'number' ? v : undefined);
 

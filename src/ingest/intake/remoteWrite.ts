@@ -2,7 +2,7 @@
 // agent = job[/instance], event = __name__, meta = the other labels (sorted, as Prometheus
 // sends them). Counters (metadata type counter, or a name ending in _total, _count, _sum or
 // _bucket) become increases per series; classic-histogram _bucket series are not stored.
-import { type CumulativePoint, type CumulativeSeries, increaseOf } from '../../ingest/cumulativeSeries.js';
+import { type CumulativePoint, type CumulativeSeries, increaseOf } from '../cumulativeSeries.js';
 import { DEFAULT_AGENT } from '../../events/model.js';
 import { addPoint, limitedMeta, type PointMapping, PointOutcome, validName } from './pointRecords.js';
 
@@ -23,6 +23,13 @@ const isStaleMarker = (value: number) => {
   bytes.writeDoubleLE(value);
   return bytes.readBigUInt64LE() === 0x7ff0000000000002n;
 };
+
+/** The samples a write request carries (counted before any is mapped). */
+export function remoteWriteSampleCount(request: WriteRequestMessage): number {
+  let samples = 0;
+  for (const series of request.timeseries ?? []) samples += series.samples?.length ?? 0;
+  return samples;
+}
 
 export function remoteWriteRecords(request: WriteRequestMessage, workspaceId: string, cumulative: CumulativeSeries, now: number): PointMapping {
   const outcome = new PointOutcome();
@@ -46,6 +53,11 @@ export function remoteWriteRecords(request: WriteRequestMessage, workspaceId: st
     const seriesKey = JSON.stringify(labels);
     const isCounter = COUNTER_SUFFIXES.some((s) => name.endsWith(s)) || counterFamilies.has(name) || counterFamilies.has(name.replace(/_total$/, ''));
     const meta = limitedMeta(rest, outcome);
+    if (!outcome.pointKeys.has(event))
+      outcome.pointKeys.set(
+        event,
+        rest.map(([k]) => k),
+      );
     for (const sample of sampleList) {
       let value = sample.value ?? 0;
       if (Number.isNaN(value) && isStaleMarker(value)) continue;
