@@ -32,6 +32,16 @@ export class PublicLinks {
     return `${this.base}/share/events/${encodeURIComponent(eventId)}?token=${encodeURIComponent(shareToken)}`;
   }
 
+  /** A schedule's calendar feed (RFC 5545), to subscribe to from a calendar application. */
+  calendarUrl(scheduleId: string, icalToken: string): string {
+    return `${this.base}/ical/schedules/${encodeURIComponent(scheduleId)}.ics?token=${encodeURIComponent(icalToken)}`;
+  }
+
+  /** The calendar link the API presents with a schedule: only at a configured PUBLIC_URL, for the reason presentedShareUrl gives. */
+  presentedCalendarUrl(schedule: { readonly schedule_id: string; readonly ical_token: string }): string | null {
+    return this.configured ? this.calendarUrl(schedule.schedule_id, schedule.ical_token) : null;
+  }
+
   /**
    * The share link the API presents with a public event: only at a configured PUBLIC_URL.
    * Unset, the listener's address is no better than the one a client reached the service at

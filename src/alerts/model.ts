@@ -1,54 +1,51 @@
 // What an alert is, and how the API shows it. alertJson is used by GET /v1.0/alerts/:id, the
 // lifecycle actions, POST /policies/:id/evaluate and the outbox (alert_notifications.alert),
 // so a notification carries exactly what a client would read; it lives here, below HTTP,
-// because the outbox is written by the domain.
+// because the outbox is written by the domain. Its shape, AlertJson, is part of the
+// notification contract (src/notifications/model.ts), as are the statuses.
+import { labelsFingerprint, sortedLabels, type Labels } from '../labels/labels.js';
+import type { AcknowledgedVia, AlertJson, AlertStatus } from '../notifications/model.js';
 
-export const ALERT_STATUSES = ['triggered', 'acknowledged', 'resolved', 'archived'] as const;
-export type AlertStatus = (typeof ALERT_STATUSES)[number];
+export { ALERT_STATUSES, type AcknowledgedVia, type AlertJson, type AlertStatus } from '../notifications/model.js';
 export const OPEN_STATUSES: readonly AlertStatus[] = ['triggered', 'acknowledged'];
-/** Where an acknowledgement came from: the API (console, SDKs) or a notification's acknowledge link. */
-export type AcknowledgedVia = 'api' | 'notification_link';
 /** The timestamp column a lifecycle action sets. */
 export type AlertStamp = 'acknowledged_at' | 'resolved_at' | 'archived_at';
 
-/** An alerts row. */
-export interface Alert {
-  alert_id: string;
+/** What only a received alert has. */
+type ReceivedFields = 'alert_source_id' | 'annotations' | 'generator_url';
+
+/** The columns an alerts row holds as timestamps, which AlertJson shows as ISO text. */
+type Timestamps =
+  | 'comparison_bucket_start'
+  | 'bucket_start'
+  | 'bucket_end'
+  | 'breaching_since'
+  | 'silent_since'
+  | 'triggered_at'
+  | 'acknowledged_at'
+  | 'resolved_at'
+  | 'archived_at'
+  | 'alerted_at'
+  | 'starts_at'
+  | 'ends_at';
+
+/** An alerts row: the fields of AlertJson (where they are described), with timestamps as Dates, and what only the row holds. */
+export interface Alert extends Omit<AlertJson, Timestamps | 'fingerprint' | 'acknowledged_via' | ReceivedFields | 'policy_id' | 'threshold'> {
   workspace_id: string;
+  /** Null only for a received alert (alert_source_id set). */
   policy_id: string;
-  event_id: string;
-  agent: string;
-  event: string;
-  title: string;
-  channel: string;
-  period: string;
-  aggregate: string;
-  condition: string;
   threshold: number;
-  severity: string;
-  recovery_threshold: number | null;
-  compare_to: string | null;
-  /** The number compared with the threshold: the aggregate, or with compare_to its percentage change. */
-  value: number | null;
-  /** The bucket's aggregate. */
-  aggregate_value: number | null;
-  /** With compare_to: the same aggregate of the comparison bucket, and when that bucket starts. */
-  comparison_value: number | null;
+  /** A received alert's (src/alertsources/receive.ts); absent or null on a policy alert. */
+  alert_source_id?: string | null;
+  annotations?: Labels | null;
+  starts_at?: Date | null;
+  ends_at?: Date | null;
+  generator_url?: string | null;
   comparison_bucket_start: Date | null;
-  count: number;
-  min: number | null;
-  max: number | null;
   bucket_start: Date;
   bucket_end: Date;
-  /** Start of the first breaching bucket of the run that raised the alert. */
   breaching_since: Date;
-  /** Buckets that breached (or, with recovery_threshold, kept the alert open) since then. */
-  breaching_buckets: number;
-  /** The most extreme value among them, in the direction of the condition. */
-  peak_value: number | null;
-  /** Start of the run of empty buckets that the last evaluated bucket belongs to; null when it had logs. */
   silent_since: Date | null;
-  status: AlertStatus;
   triggered_at: Date;
   acknowledged_at: Date | null;
   resolved_at: Date | null;
@@ -64,13 +61,20 @@ export interface Alert {
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
 /** Timestamps are ISO 8601 UTC with milliseconds; a step that has not happened is null. */
-export function alertJson(a: Alert) {
+export function alertJson(a: Alert): AlertJson {
   return {
     alert_id: a.alert_id,
     policy_id: a.policy_id,
+    alert_source_id: a.alert_source_id ?? null,
     event_id: a.event_id,
     agent: a.agent,
     event: a.event,
+    labels: sortedLabels(a.labels),
+    fingerprint: labelsFingerprint(a.labels),
+    annotations: sortedLabels(a.annotations ?? {}),
+    starts_at: iso(a.starts_at ?? null),
+    ends_at: iso(a.ends_at ?? null),
+    generator_url: a.generator_url ?? null,
     title: a.title,
     channel: a.channel,
     period: a.period,
@@ -102,5 +106,3 @@ export function alertJson(a: Alert) {
     acknowledged_via: a.acknowledged_via ?? null,
   };
 }
-
-export type AlertJson = ReturnType<typeof alertJson>;

@@ -2,10 +2,13 @@
 // evaluation decided: every place an alert is raised, changed or resolved. Reads take the
 // workspace and filter by it: another workspace's alert is simply not found.
 import { conflict, notFound } from '../errors.js';
+import { labelsFingerprint } from '../labels/labels.js';
 import type { PostgresStore, Queryable } from '../stores/postgres.js';
-import { ackTokenMatches } from './ackTokens.js';
+import { ackTokenMatches } from '../notifications/ackTokens.js';
+import type { NotificationType } from '../notifications/model.js';
+import { insertNotifications } from '../notifications/outbox.js';
 import type { AcknowledgedVia, Alert } from './model.js';
-import { insertNotifications, type NewNotification } from './outbox.js';
+import { notificationOf } from './notifications.js';
 import { findAlert, findAlertById, insertAlerts, lockOpenAlerts, setAlertStatus, updateAlerts } from './store.js';
 import { isRepeated, transitionFor, type AlertAction } from './transitions.js';
 
@@ -34,7 +37,7 @@ async function applyTransition(tx: Queryable, current: Alert, action: AlertActio
   const transition = transitionFor(action, current.status);
   if (!transition) throw conflict('invalid_transition', `An alert that is ${current.status} cannot be ${PAST[action]}.`);
   const updated = await setAlertStatus(tx, current.workspace_id, current.alert_id, transition.to, transition.stamp, now, via);
-  if (transition.notifies) await insertNotifications(tx, [{ type: transition.notifies, alert: updated }], now);
+  if (transition.notifies) await insertNotifications(tx, [notificationOf(transition.notifies, updated)], now);
   return updated;
 }
 
@@ -64,24 +67,43 @@ const PAST: Record<AlertAction, string> = { acknowledge: 'acknowledged', resolve
 export interface AlertWrites {
   readonly inserts: Alert[];
   readonly updates: Alert[];
-  readonly notifications: NewNotification[];
+  readonly notifications: AlertNotification[];
+}
+
+/** A notification an evaluation decided, with the alert in its final state. */
+export interface AlertNotification {
+  readonly type: NotificationType;
+  readonly alert: Alert;
 }
 
 /**
  * Changes the open alerts of these policies, inside the caller's transaction: locks them,
  * has `decide` say what changes given each policy's open alert (the evaluation's rules), and
- * writes alerts and outbox rows, one statement per kind of change however many policies there are.
+ * writes alerts and outbox rows, one statement per kind of change however many policies there
+ * are. `decide` finds each open alert under keyOf(alert): its policy (one open alert per
+ * policy), or byGroup (one per policy and group).
  */
 export async function changeOpenAlerts(
   tx: Queryable,
   policyIds: readonly string[],
   decide: (open: ReadonlyMap<string, Alert>) => AlertWrites,
   now: Date,
+  keyOf: (alert: Alert) => string = (a) => a.policy_id,
 ): Promise<void> {
-  const open = new Map((await lockOpenAlerts(tx, policyIds)).map((a) => [a.policy_id, a]));
+  const open = new Map((await lockOpenAlerts(tx, policyIds)).map((a) => [keyOf(a), a]));
   const writes = decide(open);
   // Resolving an open alert first frees the policy's one open slot for an alert raised after it.
   await updateAlerts(tx, writes.updates);
   await insertAlerts(tx, writes.inserts);
-  await insertNotifications(tx, writes.notifications, now);
+  await insertNotifications(
+    tx,
+    writes.notifications.map((n) => notificationOf(n.type, n.alert)),
+    now,
+  );
 }
+
+/** An open alert's key among a fleet policy's: its policy and its labels' fingerprint (one open alert per group). */
+export const openAlertKey = (policyId: string, labelsKey: string): string => `${policyId}\u0000${labelsKey}`;
+
+/** How `decide` finds the open alerts of policies with one open alert per group (fleet policies). */
+export const byGroup = (a: Alert): string => openAlertKey(a.policy_id, labelsFingerprint(a.labels));

@@ -5,13 +5,13 @@ import type { Page } from '../page.js';
 import type { Queryable } from '../stores/postgres.js';
 import type { AcknowledgedVia, Alert, AlertStamp, AlertStatus } from './model.js';
 
-export const ALERT_COLUMNS = `alert_id, workspace_id, policy_id, event_id, agent, event, title, channel, period, aggregate,
+export const ALERT_COLUMNS = `alert_id, workspace_id, policy_id, event_id, agent, event, labels, title, channel, period, aggregate,
   condition, threshold, severity, recovery_threshold, compare_to, value, aggregate_value, comparison_value, comparison_bucket_start,
   count, min, max, bucket_start, bucket_end, breaching_since, breaching_buckets, peak_value, silent_since, status, triggered_at,
-  acknowledged_at, resolved_at, archived_at, alerted_at, notified_at, updated_at`;
+  acknowledged_at, resolved_at, archived_at, alerted_at, notified_at, updated_at, alert_source_id, annotations, starts_at, ends_at, generator_url`;
 
 /** What reads return: the columns evaluation writes, and how the alert was acknowledged (set by the lifecycle actions only). */
-const READ_COLUMNS = `${ALERT_COLUMNS}, acknowledged_via`;
+export const READ_COLUMNS = `${ALERT_COLUMNS}, acknowledged_via`;
 
 /**
  * A page of the workspace's alerts, newest first, with `status` or any: what the list reads,
@@ -91,13 +91,60 @@ export async function setAlertStatus(
   return rows[0]!;
 }
 
-const RECORD_TYPES = `alert_id uuid, workspace_id text, policy_id uuid, event_id uuid, agent text, event text, title text,
+/** Notified again at `at` (a held notification released): reminders count from it. */
+export function markNotified(tx: Queryable, alertIds: readonly string[], at: Date): Promise<Alert[]> {
+  return tx.query<Alert>(`UPDATE alerts SET notified_at = $2 WHERE alert_id = ANY ($1::uuid[]) RETURNING ${ALERT_COLUMNS}`, [alertIds, at]);
+}
+
+/**
+ * Moves the notified_at of every triggered alert whose reminder is due at `now` on by whole
+ * reminder periods, locking them (skipping those another transaction holds); returns them.
+ */
+export function advanceDueReminders(tx: Queryable, now: Date): Promise<Alert[]> {
+  return tx.query<Alert>(
+    `WITH due AS (
+       SELECT a.alert_id, r.renotify_minutes * interval '1 minute' AS every
+       FROM alerts a
+       JOIN LATERAL (
+         SELECT p.renotify_minutes FROM policies p WHERE p.policy_id = a.policy_id
+         UNION ALL
+         -- A received alert is reminded by its alert source's renotify_minutes.
+         SELECT s.renotify_minutes FROM alert_sources s WHERE s.alert_source_id = a.alert_source_id
+       ) r ON true
+       WHERE a.status = 'triggered' AND r.renotify_minutes IS NOT NULL
+         AND a.notified_at + r.renotify_minutes * interval '1 minute' <= $1::timestamptz
+       FOR UPDATE OF a SKIP LOCKED
+     )
+     UPDATE alerts a
+     SET notified_at = a.notified_at + due.every * floor(extract(epoch FROM $1::timestamptz - a.notified_at) / extract(epoch FROM due.every))
+     FROM due WHERE a.alert_id = due.alert_id
+     RETURNING a.*`,
+    [now],
+  );
+}
+
+/**
+ * Delivered for the first time (a send of theirs succeeded): sets alerted_at of those not yet
+ * delivered. Only those: a row rewritten with its own value is still a new row version (work
+ * for the store, and every reader that keeps rows by version).
+ */
+export async function markAlerted(db: Queryable, alerts: readonly { workspaceId: string; alertId: string }[]): Promise<void> {
+  if (alerts.length === 0) return;
+  await db.query(
+    `UPDATE alerts SET alerted_at = now()
+     WHERE alerted_at IS NULL AND (workspace_id, alert_id) IN (SELECT * FROM unnest($1::text[], $2::uuid[]))`,
+    [alerts.map((a) => a.workspaceId), alerts.map((a) => a.alertId)],
+  );
+}
+
+const RECORD_TYPES = `alert_id uuid, workspace_id text, policy_id uuid, event_id uuid, agent text, event text, labels jsonb, title text,
   channel text, period text, aggregate text, condition text, threshold double precision, severity text,
   recovery_threshold double precision, compare_to text, value double precision, aggregate_value double precision,
   comparison_value double precision, comparison_bucket_start timestamptz, count bigint, min double precision,
   max double precision, bucket_start timestamptz, bucket_end timestamptz, breaching_since timestamptz, breaching_buckets integer,
   peak_value double precision, silent_since timestamptz, status text, triggered_at timestamptz, acknowledged_at timestamptz,
-  resolved_at timestamptz, archived_at timestamptz, alerted_at timestamptz, notified_at timestamptz, updated_at timestamptz`;
+  resolved_at timestamptz, archived_at timestamptz, alerted_at timestamptz, notified_at timestamptz, updated_at timestamptz,
+  alert_source_id uuid, annotations jsonb, starts_at timestamptz, ends_at timestamptz, generator_url text`;
 
 const asRecords = (alerts: readonly Alert[]) => JSON.stringify(alerts);
 
@@ -105,14 +152,14 @@ const asRecords = (alerts: readonly Alert[]) => JSON.stringify(alerts);
 export async function lockOpenAlerts(tx: Queryable, policyIds: readonly string[]): Promise<Alert[]> {
   if (policyIds.length === 0) return [];
   return tx.query<Alert>(
-    // The status list is spelled as in the predicate of alerts_one_open_per_policy, so that index serves.
+    // The status list is spelled as in the predicate of alerts_one_open_per_group, so that index serves.
     `SELECT ${ALERT_COLUMNS} FROM alerts WHERE policy_id = ANY($1::uuid[]) AND status IN ('triggered', 'acknowledged')
      ORDER BY policy_id FOR UPDATE`,
     [policyIds],
   );
 }
 
-/** Inserts new alerts. The unique index on open alerts refuses a second open alert of a policy. */
+/** Inserts new alerts. The unique index on open alerts refuses a second open alert of a policy and label set. */
 export async function insertAlerts(tx: Queryable, alerts: readonly Alert[]): Promise<void> {
   if (alerts.length === 0) return;
   await tx.query(

@@ -2,7 +2,7 @@
 // what an evaluated bucket does to a policy's alert. Code that changes an alert's status
 // asks these tables; nothing else decides.
 import type { AlertStamp, AlertStatus } from './model.js';
-import type { NotificationType } from './outbox.js';
+import type { NotificationType } from '../notifications/model.js';
 
 export type AlertAction = 'acknowledge' | 'resolve' | 'archive';
 export const ALERT_ACTIONS: readonly AlertAction[] = ['acknowledge', 'resolve', 'archive'];

@@ -2,7 +2,7 @@
 // built-in text (message.ts) where a destination has no template, the template rendered with
 // values escaped for the channel where it has one, and a group's summary (alert.group). The
 // channels then cut the result to their provider's limit (clip.ts).
-import type { Notification, NotifiedAlert } from '../alerts/outbox.js';
+import type { Notification, NotifiedAlert } from '../notifications/model.js';
 import { clippedMessage, clippedParts, type MessageMarkup } from './clip.js';
 import { emailSubject, messageLines, messageText } from './message.js';
 import { type DestinationTemplates, NO_TEMPLATES, plainText, renderTemplate, type ValueEscape } from './templates.js';

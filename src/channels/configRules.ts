@@ -1,7 +1,7 @@
 // Rules and displays several channels share: an http(s) URL, a required url, no credentials,
 // and a webhook URL whose last path segment is its token (Slack, Discord).
 import type { ErrorDetail } from '../errors.js';
-import { abbreviateSecret, decoded } from '../redaction.js';
+import { abbreviateSecret, decoded, secretForms } from '../redaction.js';
 import type { ChannelConfig } from './model.js';
 
 export function parseHttpUrl(url: string): URL | null {
@@ -38,12 +38,12 @@ export function lastPathSegmentSecrets(url: string | null): string[] {
   return last ? [last, decoded(last)] : [];
 }
 
-/** The values of the secret credential fields, as written and URL-encoded. */
+/** The values of the secret credential fields, in every form text may carry them (secretForms). */
 export function credentialSecrets(config: ChannelConfig, names: readonly string[]): string[] {
   const secrets: string[] = [];
   for (const name of names) {
     const value = (config.credentials as Record<string, unknown> | null)?.[name];
-    if (typeof value === 'string' && value !== '') secrets.push(value, encodeURIComponent(value));
+    if (typeof value === 'string' && value !== '') secrets.push(...secretForms(value));
   }
   return secrets;
 }

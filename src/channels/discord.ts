@@ -4,7 +4,7 @@
 // Retry-After and a JSON retry_after in seconds.
 import type { MessageMarkup } from './clip.js';
 import { BUILT_IN, chatMessage } from './compose.js';
-import { abbreviateLastPathSegment, lastPathSegmentSecrets, noCredentials, parseHttpUrl, requireUrl } from './configRules.js';
+import { chatWebhookProblems, TOKEN_IN_URL_PATH } from './chatWebhook.js';
 import { jsonOf, postJson } from './httpPost.js';
 import type { ChannelModule } from './model.js';
 
@@ -26,24 +26,15 @@ function retryAfterFromBody(body: string): number | null {
 export const discordChannel: ChannelModule = {
   configProblems(config, { channels }) {
     const origins = channels.discordWebhookOrigins;
-    const missing = requireUrl(config, 'a Discord webhook URL (…/api/webhooks/<id>/<token>)');
-    if (missing.length > 0) return [...missing, ...noCredentials(config, 'discord')];
-    const url = parseHttpUrl(config.url!);
-    const valid = url !== null && origins.includes(url.origin) && /\/webhooks\/[^/]+/.test(url.pathname);
-    return [
-      ...(valid ? [] : [{ path: '/url', message: `must be a Discord webhook URL on ${origins.join(' or ')} whose path contains /webhooks/` }]),
-      ...noCredentials(config, 'discord'),
-    ];
+    return chatWebhookProblems(config, {
+      channel: 'discord',
+      expected: 'a Discord webhook URL (…/api/webhooks/<id>/<token>)',
+      accepts: (url) => origins.includes(url.origin) && /\/webhooks\/[^/]+/.test(url.pathname),
+      refusal: `must be a Discord webhook URL on ${origins.join(' or ')} whose path contains /webhooks/`,
+    });
   },
 
-  signsRequests: false,
-  secretCredentials: [],
-  presentUrl: abbreviateLastPathSegment,
-  secretsOf: (config) => lastPathSegmentSecrets(config.url),
-
-  target(config) {
-    return abbreviateLastPathSegment(config.url ?? '');
-  },
+  ...TOKEN_IN_URL_PATH,
 
   send({ destination, notification, settings, rendering = BUILT_IN }) {
     const content = chatMessage(notification, rendering, MAX_CONTENT, MARKDOWN);

@@ -3,7 +3,7 @@
 // temporary (retried), 5xx permanent (final); a lost connection is retried.
 import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
-import { decoded, redactKnownSecrets, secretList } from '../redaction.js';
+import { redactKnownSecrets, secretList, userinfoSecrets } from '../redaction.js';
 import { clipText } from './clip.js';
 import { noCredentials } from './configRules.js';
 import { BUILT_IN, emailContent } from './compose.js';
@@ -48,14 +48,7 @@ interface SmtpError {
   message?: string;
 }
 
-function smtpSecrets(settings: ChannelSettings): string[] {
-  try {
-    const password = settings.channels.smtpUrl === null ? '' : new URL(settings.channels.smtpUrl).password;
-    return password === '' ? [] : secretList([password, decoded(password)]);
-  } catch {
-    return [];
-  }
-}
+const smtpSecrets = (settings: ChannelSettings): string[] => secretList(userinfoSecrets(settings.channels.smtpUrl));
 
 function classifySmtpError(err: unknown, settings: ChannelSettings): Outcome {
   const e = (typeof err === 'object' && err !== null ? err : {}) as SmtpError;

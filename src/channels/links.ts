@@ -1,7 +1,7 @@
 // The notification as channels show it: the acknowledge link's token turned into its URL
 // (`alert.ack_url`, null where the message has none), in one place, before any channel (or
 // template) reads the alert. The token itself is never shown.
-import type { Notification } from '../alerts/outbox.js';
+import type { Notification } from '../notifications/model.js';
 import type { PublicLinks } from '../publicLinks.js';
 
 export function withLinks(notification: Notification, links: PublicLinks): Notification {

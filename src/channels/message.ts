@@ -3,7 +3,9 @@
 // person needs to act: both aggregates of a comparison, how long the rule has breached, how
 // long the event has been silent. Resolved notifications and reminders say so; test
 // notifications say they are a test.
-import type { Notification, NotifiedAlert } from '../alerts/outbox.js';
+import type { Notification, NotifiedAlert } from '../notifications/model.js';
+import { labelsText } from '../labels/labels.js';
+import { handoffLines, handoffOf, handoffSubject } from './handoffMessage.js';
 
 const CONDITION_WORDS: Record<string, string> = {
   gt: 'above',
@@ -127,16 +129,41 @@ function whenLine(notification: Notification): string {
   return `Triggered at ${String(alert.triggered_at ?? new Date().toISOString())}`;
 }
 
+/** `Labels: code="500", route="/checkout"`, leaving out the agent the line above names; null when nothing is left. */
+function labelsLine(alert: NotifiedAlert): string | null {
+  const labels = alert.labels ?? {};
+  const text = labelsText(labels, labels.agent === alert.agent ? ['agent'] : []);
+  return text === '' ? null : `Labels: ${text}`;
+}
+
+/** A received alert (docs/alertmanager.md) has no rule of alertmon's: its description annotation, and where it comes from. */
+function receivedLines(alert: NotifiedAlert): string[] {
+  const lines: string[] = [];
+  const description = alert.annotations?.description;
+  if (typeof description === 'string' && description !== '') lines.push(description);
+  if (typeof alert.starts_at === 'string') lines.push(`Firing since ${alert.starts_at}`);
+  if (typeof alert.generator_url === 'string') lines.push(`Source: ${alert.generator_url}`);
+  return lines;
+}
+
 /** The lines of the message, first line the headline. */
 export function messageLines(notification: Notification): string[] {
+  const handoff = handoffOf(notification);
+  if (handoff !== null) return handoffLines(handoff);
   const alert = notification.alert;
   const lines = [headline(notification)];
   // Second, so that a message cut to the provider's limit keeps it whole.
   if (typeof alert.ack_url === 'string') lines.push(`Acknowledge: ${alert.ack_url}`);
   if (notification.type === 'test') lines.push('This is a test notification from alertmon: the destination works.');
-  lines.push(`${String(alert.agent ?? 'default')} / ${String(alert.event ?? '')}`);
-  lines.push(ruleLine(alert, notification.type === 'alert.resolved'));
-  lines.push(...contextLines(alert));
+  // A fleet alert of a group that is no one agent's names the event alone (its labels follow).
+  lines.push(alert.agent === '' ? String(alert.event ?? '') : `${String(alert.agent ?? 'default')} / ${String(alert.event ?? '')}`);
+  const labels = labelsLine(alert);
+  if (labels !== null) lines.push(labels);
+  if (typeof alert.alert_source_id === 'string') lines.push(...receivedLines(alert));
+  else {
+    lines.push(ruleLine(alert, notification.type === 'alert.resolved'));
+    lines.push(...contextLines(alert));
+  }
   lines.push(`Severity: ${String(alert.severity ?? 'info')}`);
   lines.push(whenLine(notification));
   if (alert.alert_id) lines.push(`Alert ${String(alert.alert_id)}`);
@@ -149,6 +176,8 @@ export function messageText(notification: Notification): string {
 
 /** Email subject: the headline with what happened. */
 export function emailSubject(notification: Notification): string {
+  const handoff = handoffOf(notification);
+  if (handoff !== null) return handoffSubject(handoff);
   const alert = notification.alert;
   const title = String(alert.title ?? 'Alert');
   if (notification.type === 'test') return `[alertmon test] ${title}`;

@@ -1,6 +1,6 @@
 // What every channel module provides (src/channels/<channel>.ts), so destinations and
 // delivery need nothing channel-specific: one registry line per channel (registry.ts).
-import type { Notification } from '../alerts/outbox.js';
+import type { Notification } from '../notifications/model.js';
 import type { Config } from '../config.js';
 import type { Rendering } from './compose.js';
 import type { PublicLinks } from '../publicLinks.js';
@@ -18,6 +18,8 @@ export interface Credentials {
 export interface ChannelConfig extends SigningSecrets {
   readonly url: string | null;
   readonly credentials: Credentials | null;
+  /** Webhooks: the body format (alertmon's, or Alertmanager's webhook v4); absent is alertmon's. */
+  readonly format?: 'alertmon' | 'alertmanager';
 }
 
 /** Configuration the channels validate and send with, and the links messages carry back to the service. */

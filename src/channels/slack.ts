@@ -5,7 +5,7 @@
 // no_service, channel_is_archived …), 429 with Retry-After.
 import type { MessageMarkup } from './clip.js';
 import { BUILT_IN, chatMessage } from './compose.js';
-import { abbreviateLastPathSegment, lastPathSegmentSecrets, noCredentials, parseHttpUrl, requireUrl } from './configRules.js';
+import { chatWebhookProblems, TOKEN_IN_URL_PATH } from './chatWebhook.js';
 import { postJson } from './httpPost.js';
 import type { ChannelModule } from './model.js';
 
@@ -23,24 +23,15 @@ const MRKDWN: MessageMarkup = {
 export const slackChannel: ChannelModule = {
   configProblems(config, { channels }) {
     const origin = channels.slackWebhookOrigin;
-    const missing = requireUrl(config, `a Slack incoming webhook URL (${origin}/services/…)`);
-    if (missing.length > 0) return [...missing, ...noCredentials(config, 'slack')];
-    const url = parseHttpUrl(config.url!);
-    const valid = url !== null && url.origin === origin && /^\/services\/[^/]+/.test(url.pathname);
-    return [
-      ...(valid ? [] : [{ path: '/url', message: `must be a Slack incoming webhook URL starting with ${origin}/services/` }]),
-      ...noCredentials(config, 'slack'),
-    ];
+    return chatWebhookProblems(config, {
+      channel: 'slack',
+      expected: `a Slack incoming webhook URL (${origin}/services/…)`,
+      accepts: (url) => url.origin === origin && /^\/services\/[^/]+/.test(url.pathname),
+      refusal: `must be a Slack incoming webhook URL starting with ${origin}/services/`,
+    });
   },
 
-  signsRequests: false,
-  secretCredentials: [],
-  presentUrl: abbreviateLastPathSegment,
-  secretsOf: (config) => lastPathSegmentSecrets(config.url),
-
-  target(config) {
-    return abbreviateLastPathSegment(config.url ?? '');
-  },
+  ...TOKEN_IN_URL_PATH,
 
   send({ destination, notification, settings, rendering = BUILT_IN }) {
     const text = chatMessage(notification, rendering, MAX_SECTION_TEXT, MRKDWN);

@@ -4,8 +4,8 @@
 // facts a message leads with, the trigger time in the event's timezone, and links. The same
 // builder makes the sample views that templates are checked against when they are written,
 // so the set of known names is exactly what a real send offers.
-import { type Alert, alertJson } from '../alerts/model.js';
-import type { NotifiedAlert } from '../alerts/outbox.js';
+import { labelsFingerprint } from '../labels/labels.js';
+import type { AlertJson, NotifiedAlert } from '../notifications/model.js';
 import { offsetAt } from '../time/zonedTime.js';
 
 /** What the delivery path knows about an alert beyond the alert itself; null where it has no such thing (a test send). */
@@ -61,6 +61,8 @@ export function templateView(alert: NotifiedAlert, context: TemplateContext): Te
       title: event?.title ?? event?.event ?? alert.event ?? '',
       unit: event?.unit ?? '',
     },
+    labels: alert.labels ?? {},
+    label_list: Object.entries(alert.labels ?? {}).map(([name, value]) => ({ name, value })),
     value: alert.value ?? null,
     threshold: alert.threshold ?? null,
     severity: alert.severity ?? '',
@@ -72,16 +74,23 @@ export function templateView(alert: NotifiedAlert, context: TemplateContext): Te
   };
 }
 
-const SAMPLE_TIME = new Date('2026-03-29T01:30:00.000Z');
+const SAMPLE_TIME = '2026-03-29T01:30:00.000Z';
+const SAMPLE_LABELS = { agent: 'web-1 "sample" \\ <agent>', route: '/checkout' };
 
-/** An alert with every field set, the kind a template is checked against. */
-const SAMPLE_ALERT: Alert = {
+/** An alert with every field set, as a notification carries it: the kind a template is checked against. */
+const SAMPLE_ALERT: AlertJson = {
   alert_id: '00000000-0000-4000-8000-000000000001',
-  workspace_id: 'sample',
   policy_id: '00000000-0000-4000-8000-000000000002',
   event_id: '00000000-0000-4000-8000-000000000003',
   agent: 'web-1 "sample" \\ <agent>',
   event: 'http.latency_ms',
+  labels: SAMPLE_LABELS,
+  fingerprint: labelsFingerprint(SAMPLE_LABELS),
+  alert_source_id: null,
+  annotations: { description: 'Sample <description> & more', summary: 'Sample "summary"' },
+  starts_at: SAMPLE_TIME,
+  ends_at: SAMPLE_TIME,
+  generator_url: 'http://prometheus.example:9090/graph?g0.expr=up',
   title: 'Sample "alert" \\ <title> & more\nsecond line',
   channel: 'default',
   period: 'minute',
@@ -110,12 +119,11 @@ const SAMPLE_ALERT: Alert = {
   resolved_at: SAMPLE_TIME,
   archived_at: SAMPLE_TIME,
   alerted_at: SAMPLE_TIME,
-  notified_at: SAMPLE_TIME,
-  updated_at: SAMPLE_TIME,
+  acknowledged_via: null,
 };
 
 /** The field names of alert.*: exactly what the API shows of an alert. */
-const ALERT_FIELD_NAMES: readonly string[] = Object.keys(alertJson(SAMPLE_ALERT));
+const ALERT_FIELD_NAMES: readonly string[] = Object.keys(SAMPLE_ALERT);
 
 const SAMPLE_CONTEXT: TemplateContext = {
   policy: { title: SAMPLE_ALERT.title, description: 'What "this" means \\ <description>' },
@@ -130,16 +138,26 @@ const SAMPLE_CONTEXT: TemplateContext = {
  * (a body template must be valid JSON for both).
  */
 export function sampleViews(): TemplateView[] {
-  const full = alertJson(SAMPLE_ALERT);
+  const full = SAMPLE_ALERT;
   const sparse: NotifiedAlert = Object.fromEntries(Object.entries(full).map(([k, v]) => [k, typeof v === 'string' && k.endsWith('_at') ? null : v]));
   const empty = { ...sparse, value: null, min: null, max: null, peak_value: null, aggregate_value: null, comparison_value: null, recovery_threshold: null };
   return [templateView(full, SAMPLE_CONTEXT), templateView(empty, { ...SAMPLE_CONTEXT, policy: null, event: null, consoleUrl: '', shareUrl: '', ackUrl: '' })];
 }
 
+/**
+ * The groups whose member names are a notification's own (an alert's labels): any name under
+ * them is a variable, empty where the alert has no such label.
+ */
+export const OPEN_GROUPS: readonly string[] = ['labels', 'alert.labels'];
+
 function namesOf(view: Readonly<Record<string, unknown>>, prefix: string, leaves: Set<string>, groups: Set<string>): void {
   for (const [key, value] of Object.entries(view)) {
     const name = prefix === '' ? key : `${prefix}.${key}`;
-    if (value !== null && typeof value === 'object') {
+    if (Array.isArray(value)) {
+      // A list is a section over its items: their fields are named inside it.
+      groups.add(name);
+      namesOf((value[0] ?? {}) as Record<string, unknown>, name, leaves, groups);
+    } else if (value !== null && typeof value === 'object') {
       groups.add(name);
       namesOf(value as Record<string, unknown>, name, leaves, groups);
     } else leaves.add(name);
@@ -148,7 +166,7 @@ function namesOf(view: Readonly<Record<string, unknown>>, prefix: string, leaves
 
 const LEAVES = new Set<string>();
 const GROUPS = new Set<string>();
-namesOf(templateView(alertJson(SAMPLE_ALERT), SAMPLE_CONTEXT), '', LEAVES, GROUPS);
+namesOf(templateView(SAMPLE_ALERT, SAMPLE_CONTEXT), '', LEAVES, GROUPS);
 
 /** Every variable a template may write, dotted (alert.title, value, …). */
 export function variableNames(): ReadonlySet<string> {

@@ -7,7 +7,7 @@
 // so no value can inject the channel's markup or a webhook body's JSON.
 import Mustache from 'mustache';
 import type { ErrorDetail } from '../errors.js';
-import { objectVariables, sampleViews, type TemplateView, variableNames } from './templateView.js';
+import { OPEN_GROUPS, objectVariables, sampleViews, type TemplateView, variableNames } from './templateView.js';
 
 export const TEMPLATE_FIELDS = ['title_template', 'message_template', 'body_template'] as const;
 export type TemplateField = (typeof TEMPLATE_FIELDS)[number];
@@ -77,6 +77,7 @@ function tagProblems(tokens: readonly Token[], scopes: readonly string[], proble
     for (const scope of scopes) {
       const full = scope === '' ? name : `${scope}.${name}`;
       if (known.has(full) || objects.has(full)) return full;
+      if (OPEN_GROUPS.some((group) => full.startsWith(`${group}.`))) return full;
     }
     return null;
   };

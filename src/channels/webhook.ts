@@ -2,16 +2,18 @@
 // http(s) URL, with the destination's Authorization value when set, an Idempotency-Key that
 // stays the same across retries and re-sends, so a receiver can drop a repeat, and the
 // Standard Webhooks signature headers (webhookSignature.ts). Targets pass the SSRF guard.
-import type { Notification } from '../alerts/outbox.js';
+import { alertmanagerBody } from './alertmanagerBody.js';
+import { handoffOf } from './handoffMessage.js';
+import type { Notification } from '../notifications/model.js';
 import type { ErrorDetail } from '../errors.js';
-import { ABBREVIATION_MARK, abbreviateSecret, decoded } from '../redaction.js';
+import { ABBREVIATION_MARK, abbreviateSecret, decoded, secretForms, userinfoSecrets } from '../redaction.js';
 import { credentialSecrets, parseHttpUrl, requireUrl } from './configRules.js';
 import { BUILT_IN, type Rendering } from './compose.js';
 import { postJson } from './httpPost.js';
 import { failure } from './outcome.js';
 import { plainText, renderBodyTemplate, renderTemplate } from './templates.js';
 import { templateView } from './templateView.js';
-import type { ChannelModule } from './model.js';
+import type { ChannelConfig, ChannelModule } from './model.js';
 import { secretsInForce, signatureHeaders } from './webhookSignature.js';
 
 /** A path segment this long may be a token (generic incoming-webhook URLs carry one in the path). */
@@ -46,8 +48,10 @@ function presentWebhookUrl(url: string): string {
   } catch {
     return abbreviateSecret(url);
   }
+  // Userinfo is refused in new URLs (userinfoProblem); one stored before shows its secret part abbreviated.
   const password = parsed.password === '' ? '' : `:${abbreviateSecret(decoded(parsed.password))}`;
-  const userinfo = parsed.username === '' && password === '' ? '' : `${parsed.username}${password}@`;
+  const username = password === '' && parsed.username !== '' ? abbreviateSecret(decoded(parsed.username)) : parsed.username;
+  const userinfo = username === '' && password === '' ? '' : `${username}${password}@`;
   const path = parsed.pathname.split('/').map(abbreviatedIfLong).join('/');
   const items = queryItems(parsed.search).map(([name, value]) => {
     const shown = value === '' ? '' : abbreviateSecret(decoded(value));
@@ -73,7 +77,38 @@ function urlSecrets(url: string | null): string[] {
     .map(([, value]) => value)
     .filter((value) => decoded(value).length >= MIN_REDACTED_LENGTH);
   const longSegments = parsed.pathname.split('/').filter((segment) => decoded(segment).length >= SECRET_SEGMENT_LENGTH);
-  return [parsed.password, ...longSegments, ...values].filter((part) => part !== '').flatMap((part) => [part, decoded(part)]);
+  const parts = [...longSegments, ...values].filter((part) => part !== '').flatMap((part) => [part, decoded(part)]);
+  return [...userinfoSecrets(url), ...parts];
+}
+
+/**
+ * A URL's `user:password@` is refused: a webhook's credential is credentials.authorization,
+ * one place to keep, abbreviate and send it. (HTTP clients turn userinfo into a Basic header of
+ * their own, which replaced the stored authorization.)
+ */
+function userinfoProblem(url: URL): ErrorDetail[] {
+  if (url.username === '' && url.password === '') return [];
+  return [
+    {
+      path: '/url',
+      message: 'must not carry credentials (user:password@); send them as credentials.authorization: "Basic " and the base64 of user:password',
+    },
+  ];
+}
+
+/**
+ * Where a request goes and the Authorization it carries: the URL without userinfo, and
+ * credentials.authorization; a destination stored with userinfo before it was refused, and no
+ * authorization, sends its userinfo as Basic, as it always did.
+ */
+function requestTarget(config: ChannelConfig): { url: string; authorization: string | null } {
+  const url = new URL(config.url!);
+  const stored = config.credentials?.authorization;
+  const legacy =
+    url.username === '' && url.password === '' ? null : `Basic ${Buffer.from(`${decoded(url.username)}:${decoded(url.password)}`).toString('base64')}`;
+  url.username = '';
+  url.password = '';
+  return { url: url.toString(), authorization: typeof stored === 'string' && stored !== '' ? stored : legacy };
 }
 
 /**
@@ -89,6 +124,9 @@ export function webhookBody(notification: Notification, rendering: Rendering): R
     const shown = alerts.map((alert) => Object.fromEntries(Object.entries(alert).filter(([name]) => name !== 'ack_token')));
     return { type: 'alert.group', group_type: type, alerts: shown, count: alerts.length };
   }
+  // A handoff notice names no alert: {"type": "schedule.handoff", "handoff": {…}}.
+  const handoff = handoffOf(notification);
+  if (handoff !== null) return { type: notification.type, handoff };
   // An escalation step's position travels beside the alert: {"type": "alert.escalated", "alert": {…}, "escalation": {step, of, round}}.
   const { escalation, ...alert } = notification.alert;
   const built = { type: notification.type, alert, ...(escalation ? { escalation } : {}) };
@@ -107,9 +145,9 @@ export const webhookChannel: ChannelModule = {
   configProblems(config) {
     const missing = requireUrl(config, 'the absolute http(s) URL to POST to');
     const problems: ErrorDetail[] = [...missing];
-    if (missing.length === 0 && parseHttpUrl(config.url!) === null) {
-      problems.push({ path: '/url', message: 'must be an absolute http:// or https:// URL' });
-    }
+    const parsed = missing.length === 0 ? parseHttpUrl(config.url!) : null;
+    if (missing.length === 0 && parsed === null) problems.push({ path: '/url', message: 'must be an absolute http:// or https:// URL' });
+    if (parsed !== null) problems.push(...userinfoProblem(parsed));
     const credentials = config.credentials;
     if (credentials !== null) {
       for (const name of ['bot_token', 'chat_id'] as const) {
@@ -132,17 +170,22 @@ export const webhookChannel: ChannelModule = {
   },
 
   async send({ destination, notification, settings, rendering = BUILT_IN }) {
-    const authorization = destination.credentials?.authorization;
+    const { url, authorization } = requestTarget(destination);
     const signing = secretsInForce(destination, Date.now());
-    const body = webhookBody(notification, rendering);
+    const body =
+      // A handoff notice is no alert: it keeps alertmon's body whatever the format.
+      destination.format === 'alertmanager' && handoffOf(notification) === null
+        ? alertmanagerBody(notification, {
+            externalUrl: settings.links.publicUrl,
+            receiver: 'alertmon',
+            description: rendering.context.policy?.description ?? null,
+          })
+        : webhookBody(notification, rendering);
     if (body instanceof Error) return failure('final', 'template_error', `not sent: the body_template ${body.message} for this alert`);
-    return postJson(destination.url!, body, settings, {
+    return postJson(url, body, settings, {
       guard: true,
-      secrets: [...webhookChannel.secretsOf(destination), ...signing],
-      headers: {
-        'idempotency-key': notification.id,
-        ...(typeof authorization === 'string' && authorization !== '' ? { authorization } : {}),
-      },
+      secrets: [...webhookChannel.secretsOf(destination), ...(authorization === null ? [] : secretForms(authorization)), ...signing],
+      headers: { 'idempotency-key': notification.id, ...(authorization === null ? {} : { authorization }) },
       // Signed at the moment of each try, over the exact bytes sent.
       headersForBody: (body) => signatureHeaders(notification.id, body, signing, Date.now()),
     });

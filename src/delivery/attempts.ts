@@ -1,22 +1,35 @@
 // Delivery attempts in Postgres: one row per send, written before it and completed after
 // it. The worker's queue is the `pending` rows whose next_attempt_at has come; a claim
-// pushes next_attempt_at ahead by a lease, in a short transaction with SKIP LOCKED, so two
-// workers never take the same row and a worker that dies mid-send leaves it due again.
-import type { EscalationPosition, Notification, NotifiedAlert } from '../alerts/outbox.js';
+// pushes next_attempt_at ahead by a lease and marks the row claimed, in a short transaction
+// with SKIP LOCKED, so two workers never take the same row; a worker that dies mid-send
+// leaves it due again, closed as interrupted with a re-send of its own (interrupted.ts).
+import { markAlerted } from '../alerts/store.js';
 import type { Credentials, Destination } from '../destinations/model.js';
+import { type DeliveryOutcome, recordDeliveryOutcomes } from '../destinations/store.js';
 import { newId } from '../ids.js';
+import type { EscalationPosition, Notification, NotifiedAlert } from '../notifications/model.js';
 import type { Page } from '../page.js';
 import type { Queryable } from '../stores/postgres.js';
+import { resendInterrupted } from './interrupted.js';
 import type { NextStep } from './retryPolicy.js';
 
-export type AttemptKind = 'alert' | 'test';
-/** silenced: a silence covered the notification; recorded, never sent. */
-export type AttemptStatus = 'pending' | 'delivered' | 'failed' | 'exhausted' | 'silenced';
+/** handoff: a schedule.handoff notice, filed under the handoff's id. */
+export type AttemptKind = 'alert' | 'test' | 'handoff';
+/**
+ * silenced: a silence covered the notification; inhibited: an inhibition rule of its alert
+ * source did; both recorded, never sent. interrupted: the process stopped during the send
+ * (interrupted.ts). no_one_on_call: an escalation step found no one on call in a schedule it
+ * names (no destination; recorded, never sent).
+ */
+export type AttemptStatus = 'pending' | 'delivered' | 'failed' | 'exhausted' | 'silenced' | 'interrupted' | 'no_one_on_call' | 'inhibited';
+/** The statuses an attempt is recorded with that are never sent. */
+type RecordedOnly = 'silenced' | 'no_one_on_call' | 'inhibited';
 
 export interface DeliveryAttempt {
   attempt_id: string;
   alert_id: string;
-  destination_id: string;
+  /** null for no_one_on_call (no destination was tried). */
+  destination_id: string | null;
   notification_id: string | null;
   kind: AttemptKind;
   type: Notification['type'];
@@ -37,7 +50,8 @@ const COLUMNS = `attempt_id, alert_id, destination_id, notification_id, kind, ty
 export interface NewAttempt {
   readonly workspaceId: string;
   readonly alertId: string;
-  readonly destinationId: string;
+  /** null only for no_one_on_call. */
+  readonly destinationId: string | null;
   readonly notificationId: string | null;
   readonly kind: AttemptKind;
   readonly type: Notification['type'];
@@ -49,10 +63,10 @@ export interface NewAttempt {
 }
 
 /**
- * Inserts attempts in one statement, pending (to send), or silenced (a silence covered their
- * notification: recorded, never sent); returns their ids in order.
+ * Inserts attempts in one statement, pending (to send), silenced (a silence covered their
+ * notification) or no_one_on_call (recorded, never sent); returns their ids in order.
  */
-export async function insertPendingAttempts(db: Queryable, attempts: readonly NewAttempt[], status: 'pending' | 'silenced' = 'pending'): Promise<string[]> {
+export async function insertPendingAttempts(db: Queryable, attempts: readonly NewAttempt[], status: 'pending' | RecordedOnly = 'pending'): Promise<string[]> {
   if (attempts.length === 0) return [];
   const ids = attempts.map(() => newId());
   const column = <K extends keyof NewAttempt>(key: K) => attempts.map((a) => a[key]);
@@ -102,6 +116,7 @@ export interface ClaimedAttempt {
     | 'title_template'
     | 'message_template'
     | 'body_template'
+    | 'format'
   >;
   readonly alert: NotifiedAlert | null;
   readonly ownerEmail: string | null;
@@ -126,6 +141,7 @@ interface ClaimRow {
   title_template: string | null;
   message_template: string | null;
   body_template: string | null;
+  format: Destination['format'];
   alert: NotifiedAlert | null;
   owner_email: string | null;
 }
@@ -158,6 +174,8 @@ interface Candidate {
   attempt_id: string;
   destination_id: string;
   workspace_id: string;
+  /** Claimed before and its lease ran out: its send was interrupted. */
+  interrupted: boolean;
 }
 
 /**
@@ -171,13 +189,19 @@ interface Candidate {
  * window functions read every due attempt at each claim: 18-20 ms a claim with 10,000 due.
  */
 export async function claimDueAttempts(db: Queryable, limit: number, leaseMs: number, bounds: SlotBounds): Promise<ClaimedAttempt[]> {
-  const candidates = await db.query<Candidate>(
-    `SELECT attempt_id, destination_id, workspace_id FROM delivery_attempts
-     WHERE status = 'pending' AND next_attempt_at <= now()
-       AND destination_id <> ALL ($1::uuid[]) AND workspace_id <> ALL ($2::text[])
-     ORDER BY next_attempt_at LIMIT $3`,
-    [atBound(bounds.busyDestinations, bounds.perDestination), atBound(bounds.busyWorkspaces, bounds.perWorkspace), limit * CANDIDATES_PER_SLOT],
-  );
+  const findCandidates = () =>
+    db.query<Candidate>(
+      `SELECT attempt_id, destination_id, workspace_id, claimed_at IS NOT NULL AS interrupted FROM delivery_attempts
+       WHERE status = 'pending' AND next_attempt_at <= now()
+         AND destination_id <> ALL ($1::uuid[]) AND workspace_id <> ALL ($2::text[])
+       ORDER BY next_attempt_at LIMIT $3`,
+      [atBound(bounds.busyDestinations, bounds.perDestination), atBound(bounds.busyWorkspaces, bounds.perWorkspace), limit * CANDIDATES_PER_SLOT],
+    );
+  let candidates = await findCandidates();
+  const interrupted = candidates.filter((c) => c.interrupted).map((c) => c.attempt_id);
+  // Rare (a worker stopped mid-send): close those rows and look again, finding their re-sends.
+  if (interrupted.length > 0 && (await resendInterrupted(db, interrupted)) > 0) candidates = await findCandidates();
+  candidates = candidates.filter((c) => !c.interrupted);
   const allowed = withinBounds(candidates, limit, bounds);
   if (allowed.length === 0) return [];
   const rows = await db.query<ClaimRow>(
@@ -187,13 +211,13 @@ export async function claimDueAttempts(db: Queryable, limit: number, leaseMs: nu
        FOR UPDATE SKIP LOCKED
      ), claimed AS (
        -- ANY ($1) as well as IN due: the rows are found by primary key, whatever the planner guesses of due.
-       UPDATE delivery_attempts a SET next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now()
+       UPDATE delivery_attempts a SET next_attempt_at = now() + $2 * interval '1 millisecond', claimed_at = now(), updated_at = now()
        WHERE a.attempt_id = ANY ($1::uuid[]) AND a.attempt_id IN (SELECT attempt_id FROM due)
        RETURNING a.attempt_id, a.workspace_id, a.alert_id, a.notification_id, a.kind, a.type, a.attempt, a.destination_id
      )
      SELECT c.attempt_id, c.workspace_id, c.alert_id, c.notification_id, c.kind, c.type, c.attempt, c.destination_id,
             d.channel, d.url, d.credentials, d.enabled, d.signing_secret, d.previous_signing_secret,
-            d.previous_signing_secret_expires_at, d.title_template, d.message_template, d.body_template, n.alert, w.email AS owner_email
+            d.previous_signing_secret_expires_at, d.title_template, d.message_template, d.body_template, d.format, n.alert, w.email AS owner_email
      FROM claimed c
      JOIN destinations d ON d.destination_id = c.destination_id
      JOIN workspaces w ON w.user_id = c.workspace_id
@@ -223,6 +247,7 @@ export async function claimDueAttempts(db: Queryable, limit: number, leaseMs: nu
       title_template: r.title_template,
       message_template: r.message_template,
       body_template: r.body_template,
+      format: r.format,
     },
     alert: r.alert,
     ownerEmail: r.owner_email,
@@ -314,29 +339,21 @@ export async function recordAttemptResults(db: Queryable, results: readonly Atte
   completed.sort((a, b) => order.get(a.attempt_id)! - order.get(b.attempt_id)!);
 
   // The latest outcome per destination: delivered at all in this batch, and the last error unless the last send succeeded.
-  const latest = new Map<string, { delivered: boolean; error: string | null }>();
+  const latest = new Map<string, DeliveryOutcome>();
   for (const row of completed) {
     const previous = latest.get(row.destinationId);
     const delivered = row.status === 'delivered';
-    latest.set(row.destinationId, { delivered: delivered || (previous?.delivered ?? false), error: delivered ? null : row.error_message });
+    latest.set(row.destinationId, {
+      destinationId: row.destinationId,
+      delivered: delivered || (previous?.delivered ?? false),
+      error: delivered ? null : row.error_message,
+    });
   }
-  await db.query(
-    `UPDATE destinations d SET last_delivered_at = CASE WHEN u.delivered THEN now() ELSE d.last_delivered_at END, last_error = u.error
-     FROM unnest($1::uuid[], $2::boolean[], $3::text[]) AS u(destination_id, delivered, error)
-     WHERE d.destination_id = u.destination_id`,
-    [[...latest.keys()], [...latest.values()].map((v) => v.delivered), [...latest.values()].map((v) => v.error)],
+  await recordDeliveryOutcomes(db, [...latest.values()]);
+  await markAlerted(
+    db,
+    completed.filter((row) => row.status === 'delivered' && row.kind === 'alert'),
   );
-
-  const alerted = completed.filter((row) => row.status === 'delivered' && row.kind === 'alert');
-  if (alerted.length > 0) {
-    await db.query(
-      // Only an alert not yet delivered: a row rewritten with its own value is still a new
-      // row version (work for the store, and every reader that keeps rows by version).
-      `UPDATE alerts SET alerted_at = now()
-       WHERE alerted_at IS NULL AND (workspace_id, alert_id) IN (SELECT * FROM unnest($1::text[], $2::uuid[]))`,
-      [alerted.map((row) => row.workspaceId), alerted.map((row) => row.alertId)],
-    );
-  }
   const retries = completed.filter((row) => row.retry_ms !== null);
   await insertPendingAttempts(
     db,
@@ -356,7 +373,7 @@ export async function recordAttemptResults(db: Queryable, results: readonly Atte
   return recorded;
 }
 
-export const DELIVERY_KINDS = ['alert', 'test', 'all'] as const;
+export const DELIVERY_KINDS = ['alert', 'test', 'handoff', 'all'] as const;
 export type DeliveryKindFilter = (typeof DELIVERY_KINDS)[number];
 
 /** An attempt as an alert's history shows it: with the escalation step it sent, if it sent one. */

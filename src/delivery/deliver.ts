@@ -12,7 +12,7 @@ import { withLinks } from '../channels/links.js';
 import { channelModule } from '../channels/registry.js';
 import { failure, type Outcome } from '../channels/outcome.js';
 import { nextStep, type NextStep } from './retryPolicy.js';
-import type { Notification } from '../alerts/outbox.js';
+import type { Notification } from '../notifications/model.js';
 import type { DestinationTemplates } from '../channels/templates.js';
 import { renderingFor } from './rendering.js';
 import type { DeliverySettings } from './model.js';
@@ -46,8 +46,8 @@ export interface SentAttempt {
 }
 
 async function sendThroughChannel(deps: DeliveryDeps, item: AttemptToSend): Promise<Outcome> {
-  // Real alerts go only to enabled destinations; a test may use a disabled one.
-  if (item.kind === 'alert' && !item.destination.enabled) {
+  // Real notifications (alerts, handoffs) go only to enabled destinations; a test may use a disabled one.
+  if (item.kind !== 'test' && !item.destination.enabled) {
     return failure('final', 'destination_disabled', 'not sent: the destination was disabled before the send');
   }
   if (item.notification === null) return failure('final', 'not_configured', 'not sent: the notification no longer exists');
@@ -72,7 +72,7 @@ export async function sendAttempt(deps: DeliveryDeps, item: AttemptToSend): Prom
     outcome = failure('final', 'internal_error', 'the send failed inside alertmon; see the service log');
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return { item, target, outcome, seconds, step: nextStep(outcome, item.attempt, deps.retryScheduleMs, item.kind === 'alert') };
+  return { item, target, outcome, seconds, step: nextStep(outcome, item.attempt, deps.retryScheduleMs, item.kind !== 'test') };
 }
 
 /** Records a batch of sends in one transaction, then counts and logs each one recorded. */

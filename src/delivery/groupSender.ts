@@ -4,7 +4,7 @@
 // schedule gives (a retried group is sent again as a whole, under the same notification id).
 // Everything lives in Postgres, so a restart in the middle of a window loses and doubles
 // nothing, and several workers share the groups through SKIP LOCKED claims.
-import type { Notification, NotifiedAlert } from '../alerts/outbox.js';
+import type { Notification, NotifiedAlert } from '../notifications/model.js';
 import type { BackgroundTask } from '../backgroundTask.js';
 import { findDestination, ownerEmailOf } from '../destinations/store.js';
 import { recordAttemptResults } from './attempts.js';

@@ -5,7 +5,7 @@
 // its attempt joins the group, pending with no due time, so the delivery worker never claims
 // it alone. When the window ends, the group is due; the group sender (groupSender.ts) claims
 // it, sends one alert.group message and writes the outcome to every member's attempt.
-import { GROUPED_TYPES, type GroupedType, type NotifiedAlert } from '../alerts/outbox.js';
+import { GROUPED_TYPES, type GroupedType, type NotifiedAlert } from '../notifications/model.js';
 import { newId } from '../ids.js';
 import type { Queryable } from '../stores/postgres.js';
 

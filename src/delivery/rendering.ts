@@ -1,7 +1,7 @@
 // What a destination's templates are filled from at send time (docs/api.md, Message
 // templates): the policy and event of the alert, looked up only when the destination has a
 // template, so a send without one costs no query; and the links the service gives.
-import type { Notification, NotifiedAlert } from '../alerts/outbox.js';
+import type { Notification, NotifiedAlert } from '../notifications/model.js';
 import { BUILT_IN, type Rendering } from '../channels/compose.js';
 import { type DestinationTemplates, TEMPLATE_FIELDS } from '../channels/templates.js';
 import type { TemplateContext } from '../channels/templateView.js';
@@ -44,7 +44,8 @@ export async function renderingFor(
   templates: Partial<DestinationTemplates>,
   notification: Notification,
 ): Promise<Rendering> {
-  if (!hasTemplates(templates)) return BUILT_IN;
+  // A handoff notice names no alert: templates, written for alerts, do not apply to it.
+  if (!hasTemplates(templates) || notification.type === 'schedule.handoff') return BUILT_IN;
   // A group lists alerts of many policies: each line is filled from its own alert alone.
   if (notification.type === 'alert.group') return { templates: templatesOf(templates), context: BUILT_IN.context };
   return { templates: templatesOf(templates), context: await templateContext(db, settings, workspaceId, notification.alert) };

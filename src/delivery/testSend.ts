@@ -8,7 +8,7 @@ import { upstreamFailed, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
 import { insertPendingAttempts } from './attempts.js';
 import { deliverAttempt, type DeliveryDeps } from './deliver.js';
-import type { NotifiedAlert } from '../alerts/outbox.js';
+import type { NotifiedAlert } from '../notifications/model.js';
 
 export interface TestSendResult {
   readonly alert_id: string;

@@ -12,12 +12,14 @@
 // dependence is what cut it 11x when the embedded Postgres began answering within the turn:
 // each freed slot then cost a claim and each send a transaction of its own). stop() lets the
 // sends in flight finish and record their outcome.
-import { OUTBOX_SIGNAL_CHANNEL } from '../alerts/outbox.js';
+import { OUTBOX_SIGNAL_CHANNEL } from '../notifications/outbox.js';
 import type { BackgroundTask } from '../backgroundTask.js';
 import { claimDueAttempts, countPendingRetries, hasDueAttempts, type ClaimedAttempt } from './attempts.js';
 import { recordSentAttempts, sendAttempt, type DeliveryDeps, type SentAttempt } from './deliver.js';
-import { releaseHeldNotifications } from '../silences/release.js';
+import { inhibitingAlerts } from '../alertsources/inhibition.js';
+import { releaseHeldNotifications, type StillHeld } from '../silences/release.js';
 import { dispatchNotifications } from './dispatch.js';
+import { releaseClaims } from './interrupted.js';
 
 export interface DeliveryWorkerOptions {
   /** Sleep between polls when there is nothing to do (and no signal came). */
@@ -31,6 +33,16 @@ export interface DeliveryWorkerOptions {
 }
 
 const DISPATCH_BATCH = 500;
+
+/** Held notifications of received alerts that an inhibition rule of their source still suppresses. */
+const stillInhibited: StillHeld = async (tx, held) => {
+  const received = held.filter((h) => typeof h.alert.alert_source_id === 'string');
+  const inhibiting = await inhibitingAlerts(
+    tx,
+    received.map((h) => ({ alertId: h.alert.alert_id, alertSourceId: h.alert.alert_source_id!, labels: h.alert.labels })),
+  );
+  return new Set(received.filter((h) => inhibiting.has(h.alert.alert_id)).map((h) => h.notificationId));
+};
 const PENDING_GAUGE_EVERY_MS = 5_000;
 const STOP_GRACE_MS = 5_000;
 /**
@@ -104,8 +116,8 @@ export class DeliveryWorker implements BackgroundTask {
   /**
    * Waits for the round and the sends in flight, for as long as a send may take and a little
    * more. A store that went away mid-query never answers; past the bound, the claims' leases
-   * make whatever did not finish due again for the next worker. Queued claims are left to
-   * their lease too.
+   * make whatever did not finish due again for the next worker, as interrupted sends.
+   * Queued claims, never sent, are handed back.
    */
   async stop(): Promise<void> {
     this.running = false;
@@ -139,7 +151,15 @@ export class DeliveryWorker implements BackgroundTask {
       }
       if (this.running && !busy) await this.sleep();
     }
-    this.queue = []; // left to their lease: sent again after it by whichever worker runs
+    // Claimed, never on the wire: handed back, due at once for whichever worker runs (not
+    // interrupted sends). If the store is gone, their lease brings them back as interrupted.
+    const unsent = this.queue.map((item) => item.attemptId);
+    this.queue = [];
+    try {
+      await releaseClaims(this.deps.postgres, unsent);
+    } catch (err) {
+      this.deps.logger.warn('delivery worker could not hand back its unsent claims; they come back after their lease', { attempts: unsent.length, err });
+    }
   }
 
   private get claimLimit(): number {
@@ -160,7 +180,7 @@ export class DeliveryWorker implements BackgroundTask {
     if (pollDue(this.heldCheckedAt)) {
       this.heldCheckedAt = now;
       // Released notifications are new outbox rows: their trigger signals.
-      await releaseHeldNotifications(this.deps.postgres, new Date());
+      await releaseHeldNotifications(this.deps.postgres, new Date(), stillInhibited);
     }
     let dispatched = 0;
     if (this.outboxSignalled || pollDue(this.outboxCheckedAt)) {

@@ -20,13 +20,20 @@ export interface DestinationConfig extends SigningSecrets {
 export interface MessageOptions extends DestinationTemplates {
   /** 0: each notification its own message; N: triggered (or resolved) notifications within N seconds of the first are sent as one. */
   readonly group_window_seconds: number;
+  /** Webhooks: alertmon's body, or Alertmanager's webhook v4 (src/channels/alertmanagerBody.ts); alertmon for other channels. */
+  readonly format: WebhookFormat;
 }
+
+export const WEBHOOK_FORMATS = ['alertmon', 'alertmanager'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
 export const MAX_GROUP_WINDOW_SECONDS = 3600;
 
 export interface Destination extends DestinationConfig, MessageOptions {
   readonly destination_id: string;
   readonly workspace_id: string;
+  /** Its key in an alerting-as-code document (docs/as-code.md): unique per workspace and kind; null: none yet. */
+  readonly key: string | null;
   readonly scope: Scope;
   readonly policy_ids: string[];
   readonly enabled: boolean;
@@ -53,4 +60,5 @@ export interface DestinationInput {
   readonly title_template?: string | null;
   readonly message_template?: string | null;
   readonly body_template?: string | null;
+  readonly format?: string;
 }

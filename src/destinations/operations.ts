@@ -20,7 +20,7 @@ import {
   updateDestinationRow,
   type StoredFields,
 } from './store.js';
-import { CHANNELS, SCOPES, type Channel, type Destination, type DestinationInput, type MessageOptions, type Scope } from './model.js';
+import { CHANNELS, SCOPES, WEBHOOK_FORMATS, type Channel, type Destination, type DestinationInput, type MessageOptions, type Scope } from './model.js';
 
 /** The channels' configuration (provider origins) the rules check against. */
 export type ChannelRules = ValidationContext['channels'];
@@ -108,6 +108,7 @@ function messageOptionsOf(input: DestinationInput, current: MessageOptions | nul
     title_template: template(input.title_template, current?.title_template ?? null),
     message_template: template(input.message_template, current?.message_template ?? null),
     body_template: template(input.body_template, current?.body_template ?? null),
+    format: (input.format ?? current?.format ?? 'alertmon') as MessageOptions['format'],
   };
 }
 
@@ -123,10 +124,17 @@ async function validate(db: Queryable, workspaceId: string, fields: StoredFields
   const ownerEmail = fields.channel === 'email' && fields.url === null ? await ownerEmailOf(db, workspaceId) : null;
   problems.push(...channelConfigProblems(fields.channel, fields, { channels, ownerEmail }));
   problems.push(...templateProblems(fields, fields.channel));
+  if (!(WEBHOOK_FORMATS as readonly string[]).includes(fields.format)) {
+    problems.push({ path: '/format', message: `must be one of: ${WEBHOOK_FORMATS.join(', ')}` });
+  } else if (fields.format === 'alertmanager' && fields.channel !== 'webhook') {
+    problems.push({ path: '/format', message: 'alertmanager is a webhook body format; other channels send messages' });
+  } else if (fields.format === 'alertmanager' && fields.body_template !== null) {
+    problems.push({ path: '/format', message: 'alertmanager sends Alertmanager’s body; a body_template would replace it (set one or the other)' });
+  }
   if (fields.scope === 'policies') {
     for (const id of await unknownPolicyIds(db, workspaceId, fields.policy_ids)) {
       const index = fields.policy_ids.indexOf(id);
-      problems.push({ path: `/policy_ids/${index}`, message: `is not a policy of this workspace (${id})` });
+      problems.push({ path: `/policy_ids/${index}`, message: `is not a policy or alert source of this workspace (${id})` });
     }
   }
   if (problems.length > 0) throw validationFailed(problems, 'The destination configuration is invalid; see details.');
@@ -138,7 +146,7 @@ function scopeProblems(fields: StoredFields): ErrorDetail[] {
     return [{ path: '/policy_ids', message: 'must be empty when scope is all (use scope "policies" to route by policy)' }];
   }
   if (fields.scope === 'policies' && fields.policy_ids.length === 0) {
-    return [{ path: '/policy_ids', message: 'must list at least one policy when scope is policies' }];
+    return [{ path: '/policy_ids', message: 'must list at least one policy or alert source when scope is policies' }];
   }
   return [];
 }

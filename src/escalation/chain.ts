@@ -2,7 +2,7 @@
 // Escalation owns its schedule (alert_escalations, one row per alert: the next step and when
 // it is due). It reads alerts and policies to start chains, locks an alert through alerts'
 // store before writing a step, and writes the step as an alert.escalated notification
-// through alerts' outbox, naming the step's destinations; delivery only ever sees
+// into the outbox (src/notifications/), naming the step's destinations; delivery only ever sees
 // notifications (silences, attempts, retries, signing as for any other). Alerts and
 // delivery import nothing from here.
 //
@@ -14,9 +14,11 @@
 // transition that committed first ends the chain, and a step that committed first was
 // written before the transition (never after it).
 import { lockAlertsSkippingLocked } from '../alerts/store.js';
-import { insertNotifications, type NewNotification } from '../alerts/outbox.js';
+import { notificationOf } from '../alerts/notifications.js';
+import { insertNotifications, type NewNotification } from '../notifications/outbox.js';
 import type { PostgresStore } from '../stores/postgres.js';
 import { nextPosition } from './model.js';
+import { resolveStepTargets } from './targets.js';
 import { advanceChains, lockDueChains, startChains, type ChainAdvance, type DueChain } from './store.js';
 
 export interface EscalationSettings {
@@ -78,12 +80,15 @@ export async function runDueEscalations(db: PostgresStore, settings: EscalationS
       const { send, advance } = decide(chain, alert?.status, now, settings);
       if (send && alert) {
         const step = chain.steps![chain.step - 1]!;
-        notifications.push({
-          type: 'alert.escalated',
-          alert,
-          destinationIds: step.destination_ids,
-          escalation: { step: chain.step, of: chain.steps!.length, round: chain.round },
-        });
+        // Resolved now, in this transaction: the person on call at the moment the step fires.
+        const targets = await resolveStepTargets(tx, chain.workspace_id, step, now);
+        const position = { step: chain.step, of: chain.steps!.length, round: chain.round };
+        notifications.push(
+          notificationOf('alert.escalated', alert, {
+            destinationIds: targets.destinationIds,
+            escalation: targets.onCall === undefined ? position : { ...position, on_call: targets.onCall },
+          }),
+        );
         lateMs.push(now.getTime() - chain.due_at.getTime());
       }
       advances.push(advance);

@@ -11,7 +11,6 @@
 //
 // A batch refused after its new pairs were created withdraws them (`withdraw`), unless
 // another request was handed them meanwhile: a refused batch leaves no definition behind.
-import { DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE } from './model.js';
 import { deleteEventDefinition, ensureEventDefinitions, eventTimezones, type EventPair } from './store.js';
 import type { PostgresStore } from '../stores/postgres.js';
 
@@ -51,7 +50,8 @@ export class EventDirectory {
 
   constructor(
     private readonly postgres: PostgresStore,
-    readonly maxDefinitionsPerWorkspace = DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE,
+    /** WORKSPACE_MAX_EVENT_DEFINITIONS (src/config.ts). */
+    readonly maxDefinitionsPerWorkspace: number,
     private readonly cacheTtlMs = CACHE_TTL_MS,
   ) {}
 

@@ -33,9 +33,6 @@ export interface NewEventDefinition {
 
 export type EventDefinitionChanges = Partial<Pick<EventDefinition, 'agent' | 'title' | 'description' | 'unit' | 'timezone' | 'public'>>;
 
-/** WORKSPACE_MAX_EVENT_DEFINITIONS when unset. */
-export const DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE = 10_000;
-
 /** Creating one more definition would pass the workspace's limit. */
 export class DefinitionLimitError extends Error {
   constructor(readonly limit: number) {

@@ -10,7 +10,7 @@ import type { Period, RollupBucket } from '../rollups/model.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { Queryable } from '../stores/postgres.js';
 import { DEFAULT_AGENT, DefinitionLimitError, type EventDefinition } from './model.js';
-import { shareTokenMatches } from './shareToken.js';
+import { linkTokenMatches } from '../linkTokens.js';
 import {
   findSharedEventDefinition,
   getEventDefinition,
@@ -167,7 +167,7 @@ export interface SharedEvent {
  */
 export async function readSharedEvent(deps: Pick<EventsDeps, 'postgres' | 'clickhouse'>, eventId: string, token: string): Promise<SharedEvent> {
   const found = await findSharedEventDefinition(deps.postgres, eventId);
-  const tokenMatches = shareTokenMatches(found?.share_token ?? null, token);
+  const tokenMatches = linkTokenMatches(found?.share_token ?? null, token);
   if (!found || !tokenMatches || !found.public) throw notFound('shared event');
   const read = (period: Period) => readRollupBuckets(deps.clickhouse, found.user_id, found.event_id, period, { limit: SHARED_ROLLUP_ITEMS[period], offset: 0 });
   const [minute, hour, day] = await Promise.all([read('minute'), read('hour'), read('day')]);

@@ -5,7 +5,7 @@ import { conflict } from '../errors.js';
 import { newId } from '../ids.js';
 import type { PageOrAll } from '../page.js';
 import { sqlState, UNIQUE_VIOLATION, type PostgresStore, type Queryable } from '../stores/postgres.js';
-import { newShareToken } from './shareToken.js';
+import { newLinkToken } from '../linkTokens.js';
 import { DefinitionLimitError, type EventDefinition, type EventDefinitionChanges, type NewEventDefinition } from './model.js';
 
 /** Another definition of the workspace already has this (agent, event) pair. */
@@ -40,7 +40,7 @@ export async function insertEventDefinition(db: Queryable, workspaceId: string, 
         input.unit ?? '',
         input.timezone ?? 'UTC',
         input.public ?? false,
-        newShareToken(),
+        newLinkToken(),
         limit,
       ],
     );
@@ -89,7 +89,7 @@ export async function ensureEventDefinitions(db: PostgresStore, workspaceId: str
          WHERE u.ord <= $6 - (SELECT count(*) FROM event_definitions WHERE user_id = $2)
          ON CONFLICT ON CONSTRAINT event_definitions_pair_key DO NOTHING
          RETURNING ${COLUMNS}`,
-        [ids, workspaceId, missing.map((i) => pairs[i]!.event), missing.map((i) => pairs[i]!.agent), missing.map(() => newShareToken()), limit],
+        [ids, workspaceId, missing.map((i) => pairs[i]!.event), missing.map((i) => pairs[i]!.agent), missing.map(() => newLinkToken()), limit],
       );
       const indexOfId = new Map(ids.map((id, k) => [id, missing[k]!]));
       for (const d of inserted) {
@@ -154,7 +154,7 @@ export async function findSharedEventDefinition(db: Queryable, eventId: string):
 export async function writeNewShareToken(db: Queryable, workspaceId: string, eventId: string): Promise<EventDefinition | null> {
   const rows = await db.query<EventDefinition>(
     `UPDATE event_definitions SET share_token = $3, updated_at = now() WHERE user_id = $1 AND event_id = $2 RETURNING ${COLUMNS}`,
-    [workspaceId, eventId, newShareToken()],
+    [workspaceId, eventId, newLinkToken()],
   );
   return rows[0] ?? null;
 }
