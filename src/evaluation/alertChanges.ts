@@ -8,28 +8,11 @@ import { newId } from '../ids.js';
 import type { Alert } from '../alerts/model.js';
 import type { AlertWrites } from '../alerts/operations.js';
 import { evaluationStep, TRANSITIONS, type EvaluationStep, type Verdict } from '../alerts/transitions.js';
+import type { PolicyRule } from '../policies/model.js';
 
-/** What an alert copies of the policy and the event it was raised under, and the run it needs. */
-export type AlertSubject = Pick<
-  Alert,
-  | 'workspace_id'
-  | 'policy_id'
-  | 'event_id'
-  | 'agent'
-  | 'event'
-  | 'title'
-  | 'channel'
-  | 'period'
-  | 'aggregate'
-  | 'condition'
-  | 'threshold'
-  | 'severity'
-  | 'recovery_threshold'
-  | 'compare_to'
-> & {
-  /** Consecutive breaching buckets needed to raise an alert. */
-  readonly pending_buckets: number;
-};
+/** What an alert copies of the policy, the event and the group it was raised under, with the rule whose pending run it needs. */
+export type AlertSubject = Pick<Alert, 'workspace_id' | 'policy_id' | 'event_id' | 'agent' | 'event' | 'labels' | 'title' | 'channel' | 'severity'> &
+  PolicyRule;
 
 /** One evaluated bucket, as the alert state machine sees it. */
 export interface JudgedBucket {
@@ -146,11 +129,24 @@ function sameResult(alert: Alert, b: JudgedBucket): boolean {
   );
 }
 
-function raisedAlert(subject: AlertSubject, b: JudgedBucket, state: RunState, now: Date): Alert {
-  const { pending_buckets: _pending, ...copied } = subject;
+function raisedAlert(s: AlertSubject, b: JudgedBucket, state: RunState, now: Date): Alert {
   const blank: Alert = {
     alert_id: newId(),
-    ...copied,
+    workspace_id: s.workspace_id,
+    policy_id: s.policy_id,
+    event_id: s.event_id,
+    agent: s.agent,
+    event: s.event,
+    labels: s.labels,
+    title: s.title,
+    channel: s.channel,
+    severity: s.severity,
+    period: s.period,
+    aggregate: s.aggregate,
+    condition: s.condition,
+    threshold: s.threshold,
+    recovery_threshold: s.recovery_threshold,
+    compare_to: s.compare_to,
     value: null,
     aggregate_value: null,
     comparison_value: null,

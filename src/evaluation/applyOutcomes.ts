@@ -59,7 +59,10 @@ const CHUNK = 1000;
 const DEADLOCK_DETECTED = '40P01';
 
 /** Still as the evaluator read it: a manual evaluation needs only that the policy exists. */
-function stillCurrent(o: PolicyOutcome, p: Progress | undefined): p is Progress {
+export function stillCurrent(
+  o: { readonly target: Pick<EvaluationTarget, 'updated_at' | 'evaluated_until'>; readonly evaluatedUntil: number | null },
+  p: Progress | undefined,
+): p is Progress {
   if (!p) return false;
   if (o.evaluatedUntil === null) return true;
   return p.enabled && p.updatedAt === o.target.updated_at.getTime() && p.evaluatedUntil === (o.target.evaluated_until?.getTime() ?? null);
@@ -114,15 +117,17 @@ async function applyChunk(db: PostgresStore, outcomes: readonly PolicyOutcome[],
   });
 }
 
-/** A deadlock between overlapping workers rolls a chunk back whole; it is tried again once. */
-async function applyChunkRetried(db: PostgresStore, outcomes: readonly PolicyOutcome[], now: Date) {
+/** A deadlock between overlapping workers rolls a transaction back whole; it is tried again once. */
+export async function retriedOnDeadlock<T>(apply: () => Promise<T>): Promise<T> {
   try {
-    return await applyChunk(db, outcomes, now);
+    return await apply();
   } catch (err) {
     if (sqlState(err) !== DEADLOCK_DETECTED) throw err;
-    return applyChunk(db, outcomes, now);
+    return apply();
   }
 }
+
+const applyChunkRetried = (db: PostgresStore, outcomes: readonly PolicyOutcome[], now: Date) => retriedOnDeadlock(() => applyChunk(db, outcomes, now));
 
 /**
  * An outcome whose buckets write no alert as the policy was read (none raised, and no open

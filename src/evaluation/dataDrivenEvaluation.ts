@@ -88,6 +88,7 @@ export function dataDrivenEvaluation({ evaluator, signal, logger, metrics }: Dat
       metrics.evaluationSignalRuns.inc();
       metrics.evaluationSignalPolicies.inc(report.policies);
       metrics.evaluations.inc(report.evaluations);
+      metrics.policyGroupsTruncated.inc(report.groupsTruncated);
       metrics.evaluationSignalSeconds.observe((performance.now() - started) / 1000);
       for (const [id, at] of report.recheckAt) want(id, at);
       if (report.raised + report.resolved > 0)

@@ -8,14 +8,16 @@ import { EMPTY_BUCKET, type Period } from '../rollups/model.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { TimeRange } from '../time/range.js';
 import { comparisonBucketOf } from './comparison.js';
+import type { PolicyRule } from '../policies/model.js';
 import type { EvaluationTarget } from './targets.js';
-import { judgeBucket } from './verdict.js';
+import type { Plan, PlanSubject } from './planner.js';
+import { judgeBucket, mayFireEarly } from './verdict.js';
 
 /** The policy fields that decide which buckets are read and how they are judged. */
-export type JudgingPolicy = Pick<
-  EvaluationTarget,
-  'workspace_id' | 'event_id' | 'period' | 'timezone' | 'aggregate' | 'condition' | 'threshold' | 'recovery_threshold' | 'no_data' | 'compare_to' | 'min_count'
->;
+export type JudgingPolicy = PolicyRule & Pick<EvaluationTarget, 'workspace_id' | 'event_id' | 'timezone'>;
+
+/** What decides a policy's due buckets and their comparison buckets. */
+export type BucketGrid = Pick<PolicyRule, 'period' | 'compare_to'> & { readonly timezone: string };
 
 /** A bucket due for a policy, with its comparison bucket when the policy has one. */
 export interface DueBucket {
@@ -27,7 +29,7 @@ export interface DueBucket {
   readonly ahead?: boolean;
 }
 
-export function dueBucket(policy: JudgingPolicy, bucket: Bucket, open: boolean, ahead = false): DueBucket {
+export function dueBucket(policy: BucketGrid, bucket: Bucket, open: boolean, ahead = false): DueBucket {
   const comparison = policy.compare_to === null ? null : comparisonBucketOf(policy.period, policy.timezone, bucket, policy.compare_to);
   return { bucket, comparison, open, ...(ahead ? { ahead } : {}) };
 }
@@ -58,19 +60,24 @@ export async function readPeriodsDueStats(clickhouse: ClickHouseStore, due: read
 function statsRequestOf({ period, policies }: PeriodDue): StatsRequest {
   const workspaceIds = new Set<string>();
   const eventIds = new Set<string>();
-  const ranges: TimeRange[] = [];
+  // Policies sharing a plan share their spans (planner.ts): each distinct span once, not one a policy to sort and join.
+  const ranges = new Map<string, TimeRange>();
+  const addRange = (from: number, to: number) => {
+    const key = `${from}:${to}`;
+    if (!ranges.has(key)) ranges.set(key, { from, to });
+  };
   for (const { policy, buckets } of policies) {
     if (buckets.length === 0) continue;
     workspaceIds.add(policy.workspace_id);
     eventIds.add(policy.event_id);
     // The span of the buckets due, and the span of the buckets they are compared with.
-    ranges.push({ from: buckets[0]!.bucket.start, to: buckets[buckets.length - 1]!.bucket.end });
+    addRange(buckets[0]!.bucket.start, buckets[buckets.length - 1]!.bucket.end);
     const first = buckets[0]!.comparison;
     const last = buckets[buckets.length - 1]!.comparison;
-    if (first && last) ranges.push({ from: first.start, to: last.end });
+    if (first && last) addRange(first.start, last.end);
   }
   const quantiles = policies.some(({ policy, buckets }) => judgesQuantiles(policy) && buckets.some((b) => !b.open));
-  return { period, workspaceIds, eventIds, ranges, quantiles };
+  return { period, workspaceIds, eventIds, ranges: [...ranges.values()], quantiles };
 }
 
 export function judgeDue(policy: JudgingPolicy, due: DueBucket, stats: BucketStatsTable): JudgedBucket {
@@ -85,6 +92,9 @@ export function judgeAllDue(policy: JudgingPolicy, due: readonly DueBucket[], st
 
 const statsAt = (buckets: EventBucketStats, b: Bucket) => buckets.get(b.start) ?? EMPTY_BUCKET;
 
+/** judgeDue on numbers already at hand (a policy unit test's, aggregated from its own records). */
+export const judgeDueWith = (policy: JudgingPolicy, due: DueBucket, buckets: EventBucketStats): JudgedBucket => judgeDueOf(policy, due, buckets);
+
 /** Called for every bucket judged (3.6 million in a catch-up cycle of 100,000 policies): it creates no function. */
 function judgeDueOf(policy: JudgingPolicy, due: DueBucket, buckets: EventBucketStats): JudgedBucket {
   return judgeBucket(policy, {
@@ -95,3 +105,18 @@ function judgeDueOf(policy: JudgingPolicy, due: DueBucket, buckets: EventBucketS
     ...(due.ahead ? { ahead: true } : {}),
   });
 }
+
+/**
+ * The due buckets of a plan: closed ones in order, then the open one and the current one
+ * where the rule may fire early. For any other rule an open bucket has no verdict
+ * (verdict.ts, mayFireEarly), so neither it nor the bucket it is compared with is read.
+ */
+export const dueBucketsOf = <T extends PlanSubject>(plan: Plan<T>): DueBucket[] => {
+  const closed = plan.closed.map((b) => dueBucket(plan.target, b, false));
+  if (!mayFireEarly(plan.target)) return closed;
+  return [
+    ...closed,
+    ...(plan.open ? [dueBucket(plan.target, plan.open, true)] : []),
+    ...(plan.current ? [dueBucket(plan.target, plan.current, true, true)] : []),
+  ];
+};

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { PostgresStore } from '../stores/postgres.js';
-import type { BackgroundTask } from '../backgroundTask.js';
+import { type BackgroundTask, periodicTask } from '../backgroundTask.js';
 import type { PolicyEvaluator } from './evaluator.js';
 import { releaseLease, tryTakeLease } from './lease.js';
 
@@ -25,51 +25,25 @@ export function evaluationWorker({ evaluator, postgres, intervalMs, logger, metr
   const holder = randomUUID();
   // Long enough for a slow cycle; a crashed holder delays evaluation by at most this.
   const leaseMs = Math.max(60_000, 4 * intervalMs);
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
-  let stopped = false;
 
   async function cycle(): Promise<void> {
     const started = performance.now();
+    if (!(await tryTakeLease(postgres, LEASE, holder, leaseMs))) return;
     try {
-      if (!(await tryTakeLease(postgres, LEASE, holder, leaseMs))) return;
-      try {
-        const report = await evaluator.evaluateDuePolicies();
-        metrics.evaluations.inc(report.evaluations);
-        metrics.evaluationSkippedBuckets.inc(report.skippedBuckets);
-        metrics.evaluationCyclePolicies.set(report.policies);
-        metrics.evaluationCycleSeconds.observe((performance.now() - started) / 1000);
-        const [open] = await postgres.query<{ n: number }>("SELECT count(*)::int AS n FROM alerts WHERE status IN ('triggered', 'acknowledged')");
-        metrics.openAlerts.set(open!.n);
-        if (report.raised + report.resolved + report.skippedBuckets > 0) logger.info('evaluation cycle', { ...report });
-      } finally {
-        await releaseLease(postgres, LEASE, holder);
-      }
-    } catch (err) {
-      // The cycle's progress was not recorded; the next cycle redoes it.
-      logger.error('evaluation cycle failed', { err });
+      const report = await evaluator.evaluateDuePolicies();
+      metrics.evaluations.inc(report.evaluations);
+      metrics.evaluationSkippedBuckets.inc(report.skippedBuckets);
+      metrics.policyGroupsTruncated.inc(report.groupsTruncated);
+      metrics.evaluationCyclePolicies.set(report.policies);
+      metrics.evaluationCycleSeconds.observe((performance.now() - started) / 1000);
+      const [open] = await postgres.query<{ n: number }>("SELECT count(*)::int AS n FROM alerts WHERE status IN ('triggered', 'acknowledged')");
+      metrics.openAlerts.set(open!.n);
+      if (report.raised + report.resolved + report.skippedBuckets > 0) logger.info('evaluation cycle', { ...report });
+    } finally {
+      await releaseLease(postgres, LEASE, holder);
     }
   }
 
-  function schedule(): void {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = cycle().finally(() => {
-        running = null;
-        schedule();
-      });
-    }, intervalMs);
-  }
-
-  return {
-    name: 'policy-evaluation',
-    start() {
-      schedule();
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  // A cycle that fails (or is cut short at stop) recorded no progress; the next cycle redoes it.
+  return periodicTask({ name: 'policy-evaluation', intervalMs, run: cycle, logger, failureMessage: 'evaluation cycle failed' });
 }

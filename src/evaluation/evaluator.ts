@@ -3,20 +3,31 @@
 // read bucket numbers from ClickHouse first (the buckets due and the buckets they are
 // compared with, in one query per period) and then apply the verdicts in short Postgres
 // transactions; `now` is injectable so tests need not wait for real minutes.
+import { findDimension } from '../dimensions/store.js';
 import { runOver } from './alertChanges.js';
 import type { Alert } from '../alerts/model.js';
 import { writeDueReminders } from '../alerts/reminders.js';
-import { notFound } from '../errors.js';
 import { getEventDefinition } from '../events/store.js';
+import { runUnitTest, type Expectation, type TestSeries, type UnitTestResult } from './unitTests.js';
 import { bucketAt, lastClosedBucket, type Bucket } from '../rollups/buckets.js';
 import { statsOf, type BucketStatsTable } from '../rollups/bucketStats.js';
 import type { BucketStats, Period } from '../rollups/model.js';
-import { requireValidRule, withDefaults, type NewPolicy } from '../policies/operations.js';
+import { requireSubject, requireValidRule, withDefaults, type NewPolicy } from '../policies/operations.js';
+import { TimezoneCatalog } from '../events/timezones.js';
+import { backtestFleet } from './fleet/fleetBacktest.js';
+import {
+  evaluateFleetLastClosedBucket,
+  evaluateFleetTargets,
+  type FleetCycleReport,
+  type FleetDeps,
+  type FleetManualEvaluation,
+} from './fleet/fleetEvaluation.js';
+import { loadEnabledFleetTargets, loadFleetTarget, type FleetTarget } from './fleet/fleetTargets.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { PostgresStore } from '../stores/postgres.js';
 import { applyOutcomes, closedBucketsOf, isSettled, settle, SettledProgressWriter, type PolicyOutcome } from './applyOutcomes.js';
 import { backtest, type BacktestPolicy, type BacktestResult } from './backtest.js';
-import { dueBucket, judgeAllDue, judgeDue, readDueStats, readPeriodsDueStats, type DueBucket, type PeriodDue } from './dueBuckets.js';
+import { dueBucket, dueBucketsOf, judgeAllDue, judgeDue, readDueStats, readPeriodsDueStats, type DueBucket, type PeriodDue } from './dueBuckets.js';
 import { plannerAt, type Plan } from './planner.js';
 import { TargetCache } from './targetCache.js';
 import { mayFireEarly } from './verdict.js';
@@ -29,6 +40,10 @@ export interface EvaluatorDeps {
   readonly graceMs: number;
   /** The clock, ms since the epoch. */
   readonly now?: () => number;
+  /** POLICY_MAX_GROUPS: groups a fleet policy judges a bucket (default 10,000). */
+  readonly maxGroups?: number;
+  /** The timezones a fleet policy may name (default: Node's). */
+  readonly timezones?: TimezoneCatalog;
 }
 
 export interface CycleReport {
@@ -42,6 +57,8 @@ export interface CycleReport {
   readonly resolved: number;
   /** alert.reminder notifications written. */
   readonly reminders: number;
+  /** Fleet policies' groups beyond POLICY_MAX_GROUPS in the buckets judged. */
+  readonly groupsTruncated: number;
 }
 
 export interface EventsReport extends CycleReport {
@@ -52,6 +69,7 @@ export interface EventsReport extends CycleReport {
 }
 
 export interface ManualEvaluation {
+  readonly kind: 'definition';
   readonly policy_id: string;
   readonly bucket: Bucket;
   readonly stats: BucketStats;
@@ -59,21 +77,6 @@ export interface ManualEvaluation {
   readonly breached: boolean;
   readonly alert: Alert | null;
 }
-
-/**
- * The due buckets of a plan: closed ones in order, then the open one and the current one
- * where the rule may fire early. For any other rule an open bucket has no verdict
- * (verdict.ts, mayFireEarly), so neither it nor the bucket it is compared with is read.
- */
-const dueBucketsOf = (plan: Plan): DueBucket[] => {
-  const closed = plan.closed.map((b) => dueBucket(plan.target, b, false));
-  if (!mayFireEarly(plan.target)) return closed;
-  return [
-    ...closed,
-    ...(plan.open ? [dueBucket(plan.target, plan.open, true)] : []),
-    ...(plan.current ? [dueBucket(plan.target, plan.current, true, true)] : []),
-  ];
-};
 
 /**
  * dueBucketsOf for plans that share their buckets (plannerAt): computed once per shared
@@ -111,16 +114,26 @@ export class PolicyEvaluator {
   /** The enabled policies as the last cycle read them, with the progress written since (targetCache.ts). */
   readonly targets = new TargetCache();
 
+  private readonly fleet: FleetDeps;
+  private readonly timezones: TimezoneCatalog;
+
   constructor(private readonly deps: EvaluatorDeps) {
     this.now = deps.now ?? Date.now;
+    this.fleet = { ...deps, maxGroups: deps.maxGroups ?? 10_000 };
+    this.timezones = deps.timezones ?? TimezoneCatalog.ofIntl();
   }
 
-  /** Evaluates every due bucket of every enabled policy, one ClickHouse query per period in use, then writes due reminders. */
+  /**
+   * Evaluates every due bucket of every enabled policy, one ClickHouse query per period in use
+   * for the policies on one definition and one per period for the fleet policies, then writes
+   * due reminders.
+   */
   async evaluateDuePolicies(): Promise<CycleReport> {
     const now = this.now();
     const report = await this.evaluateTargets(await this.targets.enabledTargets(this.deps.postgres), now, 'one period at a time');
+    const fleet = await evaluateFleetTargets(this.fleet, await loadEnabledFleetTargets(this.deps.postgres), now);
     const reminders = await this.deps.postgres.transaction((tx) => writeDueReminders(tx, new Date(now)));
-    return { ...report, reminders };
+    return { ...withFleet(report, fleet), reminders };
   }
 
   /**
@@ -132,6 +145,8 @@ export class PolicyEvaluator {
     const now = this.now();
     const targets = await loadEnabledTargets(this.deps.postgres, eventIds);
     const report = await this.evaluateTargets(targets, now, 'all periods at once');
+    const fleetTargets = await loadEnabledFleetTargets(this.deps.postgres, eventIds);
+    const fleet = await evaluateFleetTargets(this.fleet, fleetTargets, now);
     // An open bucket still in its grace time is judged as closed once that ends: its events are evaluated again then.
     const recheckAt = new Map<string, number>();
     for (const plan of report.plans) {
@@ -140,7 +155,11 @@ export class PolicyEvaluator {
       const id = plan.target.event_id;
       recheckAt.set(id, Math.min(recheckAt.get(id) ?? at, at));
     }
-    return { ...report, reminders: 0, policyIds: targets.map((t) => t.policy_id), recheckAt };
+    // A fleet policy watches an event name, not these definitions: each of them asks for it again.
+    const fleetAt = fleet.recheckAt;
+    if (fleetAt !== null) for (const id of eventIds) recheckAt.set(id, Math.min(recheckAt.get(id) ?? fleetAt, fleetAt));
+    const policyIds = [...targets, ...fleetTargets].map((t) => t.policy_id);
+    return { ...withFleet(report, fleet), reminders: 0, policyIds, recheckAt };
   }
 
   /**
@@ -153,7 +172,7 @@ export class PolicyEvaluator {
     targets: readonly EvaluationTarget[],
     now: number,
     reads: StatsReads,
-  ): Promise<Omit<CycleReport, 'reminders'> & { plans: Plan[] }> {
+  ): Promise<Omit<CycleReport, 'reminders' | 'groupsTruncated'> & { plans: Plan[] }> {
     const plans = targets.map(plannerAt(now, this.deps.graceMs));
     const dueOf = dueBucketsMemo();
     const periods = [...groupByPeriod(plans).entries()].map(([period, group]) => ({
@@ -224,10 +243,12 @@ export class PolicyEvaluator {
    * bucket would raise `count lt 1`, and the alert would keep the worker from raising for
    * the buckets before it once resolved by hand.
    */
-  async evaluateLastClosedBucket(workspaceId: string, policyId: string, at?: number): Promise<ManualEvaluation> {
+  async evaluateLastClosedBucket(workspaceId: string, policyId: string, at?: number): Promise<ManualEvaluation | FleetManualEvaluation> {
+    const now = this.now();
+    const fleet = await loadFleetTarget(this.deps.postgres, workspaceId, policyId);
+    if (fleet) return { kind: 'fleet', ...(await evaluateFleetLastClosedBucket(this.fleet, fleet, at ?? now, now)) };
     const target = await loadTarget(this.deps.postgres, workspaceId, policyId);
     const { period, timezone } = target;
-    const now = this.now();
     const last = lastClosedBucket(period, timezone, Math.min(at ?? now, now));
     const run: Bucket[] = [last];
     while (run.length < target.pending_buckets) run.unshift(bucketAt(period, timezone, run[0]!.start - 1));
@@ -243,6 +264,7 @@ export class PolicyEvaluator {
     // The policy was deleted between the two reads.
     if (!result.latest.has(policyId)) await loadTarget(this.deps.postgres, workspaceId, policyId);
     return {
+      kind: 'definition',
       policy_id: policyId,
       bucket: last,
       stats: statsOf(stats, workspaceId, target.event_id, last.start),
@@ -258,19 +280,57 @@ export class PolicyEvaluator {
     policy: { readonly policyId: string } | { readonly draft: NewPolicy },
     range: { from: number; to: number },
   ): Promise<BacktestResult> {
+    const closedBy = this.now() - this.deps.graceMs;
     const subject =
-      'policyId' in policy ? await loadTarget(this.deps.postgres, workspaceId, policy.policyId) : await this.draftPolicy(workspaceId, policy.draft);
-    return backtest(this.deps.clickhouse, subject, range, this.now() - this.deps.graceMs);
+      'policyId' in policy
+        ? ((await loadFleetTarget(this.deps.postgres, workspaceId, policy.policyId)) ?? (await loadTarget(this.deps.postgres, workspaceId, policy.policyId)))
+        : await this.draftPolicy(workspaceId, policy.draft);
+    if ('openGroups' in subject) return backtestFleet(this.deps.clickhouse, subject, range, closedBy, this.fleet.maxGroups);
+    return backtest(this.deps.clickhouse, subject, range, closedBy);
+  }
+
+  /**
+   * Runs a policy unit test (unitTests.ts): the draft policy, checked as a create would be,
+   * judged on the given series only. Nothing is stored, nothing is sent.
+   */
+  async unitTest(workspaceId: string, draft: NewPolicy, series: readonly TestSeries[], expectations: readonly Expectation[]): Promise<UnitTestResult> {
+    const subject = await this.draftPolicy(workspaceId, draft);
+    if ('openGroups' in subject) {
+      const { agents, filter, group_by, ...rest } = subject;
+      const policy = { ...rest, event_id: DRAFT_POLICY_ID, agent: '', labels: {} } as unknown as BacktestPolicy;
+      return runUnitTest(this.deps.clickhouse, { kind: 'fleet', policy, agents, filter, groupBy: group_by }, series, expectations);
+    }
+    return runUnitTest(this.deps.clickhouse, { kind: 'single', policy: subject }, series, expectations);
   }
 
   /** A policy body as the backtest reads it: checked as a create would be, never stored. */
-  private async draftPolicy(workspaceId: string, draft: NewPolicy): Promise<BacktestPolicy> {
+  private async draftPolicy(workspaceId: string, draft: NewPolicy): Promise<BacktestPolicy | FleetTarget> {
     const fields = withDefaults(draft);
-    requireValidRule(fields);
-    const event = await getEventDefinition(this.deps.postgres, workspaceId, fields.event_id);
-    if (!event) throw notFound('event definition');
-    return { ...fields, workspace_id: workspaceId, policy_id: DRAFT_POLICY_ID, agent: event.agent, event: event.event, timezone: event.timezone };
+    requireValidRule(fields, this.timezones);
+    await requireSubject(this.deps.postgres, workspaceId, fields);
+    const policy = { ...fields, workspace_id: workspaceId, policy_id: DRAFT_POLICY_ID };
+    if (fields.event !== null) {
+      const fleet = { ...policy, event: fields.event, timezone: fields.timezone ?? 'UTC', updated_at: new Date(0), evaluated_until: null };
+      const dimsVersion = (await findDimension(this.deps.postgres, workspaceId, fields.event))?.version ?? null;
+      return { ...fleet, dims_version: dimsVersion, rowVersion: '', groups: new Map(), openGroups: new Map() };
+    }
+    const event = (await getEventDefinition(this.deps.postgres, workspaceId, fields.event_id!))!;
+    const { agents: _a, filter: _f, group_by: _g, ...rule } = policy;
+    return { ...rule, event_id: event.event_id, agent: event.agent, event: event.event, labels: { agent: event.agent }, timezone: event.timezone };
   }
+}
+
+/** A cycle's report with its fleet policies' added. */
+function withFleet<R extends Omit<CycleReport, 'reminders' | 'groupsTruncated'>>(report: R, fleet: FleetCycleReport): R & { groupsTruncated: number } {
+  return {
+    ...report,
+    policies: report.policies + fleet.policies,
+    evaluations: report.evaluations + fleet.evaluations,
+    skippedBuckets: report.skippedBuckets + fleet.skippedBuckets,
+    raised: report.raised + fleet.raised,
+    resolved: report.resolved + fleet.resolved,
+    groupsTruncated: fleet.groupsTruncated,
+  };
 }
 
 function groupByPeriod(plans: readonly Plan[]): Map<Period, Plan[]> {

@@ -7,7 +7,14 @@
 // than when the previous minute's grace ends.
 import { bucketAfter, bucketAt, lastClosedBucket, type Bucket } from '../rollups/buckets.js';
 import { PERIOD_MS, type Period } from '../rollups/model.js';
+import type { PolicyRule } from '../policies/model.js';
 import type { EvaluationTarget } from './targets.js';
+
+/** What decides a policy's plan: its bucket grid, its progress, and whether its current bucket may fire before the one before it. */
+export type PlanSubject = Pick<PolicyRule, 'period' | 'pending_buckets' | 'compare_to' | 'aggregate' | 'condition'> & {
+  readonly timezone: string;
+  readonly evaluated_until: Date | null;
+};
 
 /**
  * How many closed buckets a policy catches up after a pause of the workers: an hour of
@@ -16,8 +23,8 @@ import type { EvaluationTarget } from './targets.js';
  */
 export const MAX_CATCH_UP_BUCKETS: Readonly<Record<Period, number>> = { minute: 60, hour: 24, day: 7 };
 
-export interface Plan {
-  readonly target: EvaluationTarget;
+export interface Plan<T extends PlanSubject = EvaluationTarget> {
+  readonly target: T;
   /** Closed buckets to evaluate, oldest first. */
   readonly closed: readonly Bucket[];
   /** The next bucket, still open (or in its grace time), when it has begun. */
@@ -30,7 +37,7 @@ export interface Plan {
   readonly skipped: number;
 }
 
-export function planEvaluation(target: EvaluationTarget, now: number, graceMs: number): Plan {
+export function planEvaluation<T extends PlanSubject>(target: T, now: number, graceMs: number): Plan<T> {
   const { period, timezone } = target;
   // A new or re-enabled policy starts with the last bucket that has ended.
   let cursor = target.evaluated_until?.getTime() ?? lastClosedBucket(period, timezone, now).start;
@@ -63,12 +70,12 @@ export function planEvaluation(target: EvaluationTarget, now: number, graceMs: n
 }
 
 /** The bucket `now` falls in, when `open` has ended and is in its grace time; else null. */
-function currentWhileInGrace(target: Pick<EvaluationTarget, 'period' | 'timezone'>, open: Bucket | null, now: number): Bucket | null {
+function currentWhileInGrace(target: Pick<PlanSubject, 'period' | 'timezone'>, open: Bucket | null, now: number): Bucket | null {
   return open !== null && open.end <= now ? bucketAt(target.period, target.timezone, now) : null;
 }
 
 /** A breach of the current bucket stands whatever the bucket before it turns out to be: no pending run counts it, no comparison reads it. */
-function firesBeforeTheBucketBefore(target: Pick<EvaluationTarget, 'pending_buckets' | 'compare_to'>): boolean {
+function firesBeforeTheBucketBefore(target: Pick<PlanSubject, 'pending_buckets' | 'compare_to'>): boolean {
   return target.pending_buckets === 1 && target.compare_to !== 'previous_bucket';
 }
 
@@ -78,8 +85,8 @@ function firesBeforeTheBucketBefore(target: Pick<EvaluationTarget, 'pending_buck
  * same evaluated_until share one plan's buckets, computed once: a catch-up cycle over 100,000
  * policies otherwise builds millions of identical bucket objects.
  */
-export function plannerAt(now: number, graceMs: number): (target: EvaluationTarget) => Plan {
-  const shapes = new Map<string, { readonly shape: Omit<Plan, 'target' | 'current'>; readonly current: Bucket | null }>();
+export function plannerAt<T extends PlanSubject = EvaluationTarget>(now: number, graceMs: number): (target: T) => Plan<T> {
+  const shapes = new Map<string, { readonly shape: Omit<Plan<T>, 'target' | 'current'>; readonly current: Bucket | null }>();
   return (target) => {
     const zone = target.period === 'day' ? target.timezone : '';
     const key = `${target.period}\u0000${zone}\u0000${target.evaluated_until?.getTime() ?? ''}`;

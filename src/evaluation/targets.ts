@@ -3,33 +3,20 @@
 // evaluation that writes no alert have its progress written without a lock (applyOutcomes.ts).
 import { notFound } from '../errors.js';
 import type { EventDefinition } from '../events/model.js';
-import type { Policy } from '../policies/model.js';
+import type { Labels } from '../labels/labels.js';
+import type { Policy, PolicyRule } from '../policies/model.js';
 import type { Queryable } from '../stores/postgres.js';
 import type { RunState } from './alertChanges.js';
 import { RUN_STATE_COLUMNS, runStateOf, type RunStateColumns } from './progress.js';
 
-/** The policy's rule and progress, with the watched event's name and timezone. */
-export type EvaluationTarget = Pick<
-  Policy,
-  | 'policy_id'
-  | 'workspace_id'
-  | 'event_id'
-  | 'title'
-  | 'channel'
-  | 'period'
-  | 'aggregate'
-  | 'condition'
-  | 'threshold'
-  | 'severity'
-  | 'pending_buckets'
-  | 'recovery_threshold'
-  | 'no_data'
-  | 'compare_to'
-  | 'min_count'
-  | 'updated_at'
-  | 'evaluated_until'
-> &
-  Pick<EventDefinition, 'agent' | 'event' | 'timezone'> & {
+/** A policy's identity, what its alerts copy of it, and its progress: the part every kind of target has. */
+export type TargetPolicy = Pick<Policy, 'policy_id' | 'workspace_id' | 'title' | 'channel' | 'severity' | 'updated_at' | 'evaluated_until'> & PolicyRule;
+
+/** A policy on one event definition: its rule and progress, with the watched event's name and timezone. */
+export type EvaluationTarget = TargetPolicy &
+  Pick<EventDefinition, 'event_id' | 'agent' | 'event' | 'timezone'> & {
+    /** The labels of its alerts: the watched definition's agent. */
+    readonly labels: Labels;
     readonly snapshot: TargetSnapshot;
   };
 
@@ -44,7 +31,7 @@ export interface TargetSnapshot {
   readonly hasOpenAlert: boolean;
 }
 
-type TargetRow = Omit<EvaluationTarget, 'snapshot'> & RunStateColumns & { row_version: string; event_version: string; has_open_alert: boolean };
+type TargetRow = Omit<EvaluationTarget, 'snapshot' | 'labels'> & RunStateColumns & { row_version: string; event_version: string; has_open_alert: boolean };
 
 /** A policy `p` with the event `e` it watches. */
 const POLICY_AND_EVENT = 'policies AS p JOIN event_definitions AS e ON e.event_id = p.event_id AND e.user_id = p.workspace_id';
@@ -61,7 +48,11 @@ const SELECT_TARGETS = `
 function targetOf(row: TargetRow): EvaluationTarget {
   const { row_version, event_version, has_open_alert, breach_run, breach_started_at, breach_peak, silent_since, alerted_until, ...target } = row;
   const state = runStateOf({ breach_run, breach_started_at, breach_peak, silent_since, alerted_until });
-  return { ...target, snapshot: { rowVersion: row_version, eventVersion: event_version, state, hasOpenAlert: has_open_alert } };
+  return {
+    ...target,
+    labels: { agent: target.agent },
+    snapshot: { rowVersion: row_version, eventVersion: event_version, state, hasOpenAlert: has_open_alert },
+  };
 }
 
 /** Every enabled policy of every workspace, or of these events only. */

@@ -4,7 +4,7 @@
 // policy is decided here.
 import type { JudgedBucket } from './alertChanges.js';
 import type { Verdict } from '../alerts/transitions.js';
-import type { Aggregate, CompareTo, Condition, NoData } from '../policies/model.js';
+import type { Aggregate, Condition, PolicyRule } from '../policies/model.js';
 import type { Bucket } from '../rollups/buckets.js';
 import { EMPTY_BUCKET, type BucketStats } from '../rollups/model.js';
 
@@ -52,16 +52,8 @@ export function meets(condition: Condition, value: number, threshold: number): b
   }
 }
 
-/** A policy's rule: what is compared, how, and the options that change the verdict. */
-export interface Rule {
-  readonly aggregate: Aggregate;
-  readonly condition: Condition;
-  readonly threshold: number;
-  readonly recovery_threshold: number | null;
-  readonly no_data: NoData;
-  readonly compare_to: CompareTo | null;
-  readonly min_count: number;
-}
+/** What of a policy's rule decides one bucket's verdict: what is compared, how, and the options that change it. */
+export type Rule = Omit<PolicyRule, 'period' | 'pending_buckets'>;
 
 /** The verdict on one bucket, and the numbers behind it. */
 export interface Judgement {

@@ -2,9 +2,9 @@
 // (those are in the API schema): they look at several fields together, so a PUT is checked
 // on the policy it would leave, not on the changed fields alone.
 import type { ErrorDetail } from '../errors.js';
-import type { PolicyFields } from './model.js';
+import type { PolicyRule } from './model.js';
 
-export type RuleFields = Pick<PolicyFields, 'period' | 'condition' | 'threshold' | 'recovery_threshold' | 'compare_to'>;
+export type RuleFields = Pick<PolicyRule, 'period' | 'condition' | 'threshold' | 'recovery_threshold' | 'compare_to'>;
 
 export function ruleProblems(rule: RuleFields): ErrorDetail[] {
   const problems: ErrorDetail[] = [];

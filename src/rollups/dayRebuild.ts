@@ -9,7 +9,7 @@
 // The rebuild is not deduplicated: the rollup table keeps recent block ids (migrations 0004,
 // 0005), and a rebuild identical to an earlier one must still be written after the DELETE.
 import type { ClickHouseStore } from '../stores/clickhouse.js';
-import { ROLLUP_TABLE } from './tables.js';
+import { ROLLUP_TABLE, SERIES_ROLLUP_TABLE } from './tables.js';
 
 /** Every column of the rollup table, named so that a column added to the table cannot shift the others. */
 export const DAY_ROW_COLUMNS = [
@@ -76,6 +76,24 @@ export async function rebucketDayRollups(
   });
   await clickhouse.client.command({
     query: `INSERT INTO ${ROLLUP_TABLE} (${DAY_ROW_COLUMNS.join(', ')}) SETTINGS insert_deduplicate = 0 ${DAY_ROWS_FROM_MINUTES}`,
+    query_params: params,
+  });
+  // The definition's series day rows (its agent's series of a name with dimensions), from its series minute rows the same way.
+  await clickhouse.client.command({
+    query: `DELETE FROM ${SERIES_ROLLUP_TABLE}
+            WHERE workspace_id = {ws:String} AND event_id = {event:UUID} AND period = 'day' AND bucket >= fromUnixTimestamp({since:UInt32})`,
+    query_params: params,
+  });
+  await clickhouse.client.command({
+    query: `INSERT INTO ${SERIES_ROLLUP_TABLE} (workspace_id, event, version, origin, period, bucket, agent, labels, event_id, count, value, squares, min, max, variance, quantiles)
+            SETTINGS insert_deduplicate = 0
+            SELECT m.workspace_id AS workspace_id, m.event AS event, m.version AS version, m.origin AS origin, 'day' AS period,
+                   toDateTime(toStartOfDay(m.bucket, {tz:String}), 'UTC') AS bucket, m.agent AS agent, m.labels AS labels, anyLast(m.event_id) AS event_id,
+                   sum(m.count) AS count, sum(m.value) AS value, sum(m.squares) AS squares, min(m.min) AS min, max(m.max) AS max,
+                   varSampStableMergeState(m.variance) AS variance, quantilesTDigestMergeState(0.95, 0.99)(m.quantiles) AS quantiles
+            FROM ${SERIES_ROLLUP_TABLE} AS m
+            WHERE m.workspace_id = {ws:String} AND m.event_id = {event:UUID} AND m.period = 'minute' AND m.bucket >= fromUnixTimestamp({since:UInt32})
+            GROUP BY workspace_id, event, version, origin, bucket, agent, labels`,
     query_params: params,
   });
 }

@@ -14,7 +14,7 @@ import type { ClickHouseStore } from '../stores/clickhouse.js';
 import { localDayStart } from '../time/localDay.js';
 import { DAY_ROW_COLUMNS, dayRowsFromMinutes } from './dayRebuild.js';
 import type { Period } from './model.js';
-import { ROLLUP_TABLE } from './tables.js';
+import { ROLLUP_TABLE, SERIES_ROLLUP_TABLE } from './tables.js';
 
 /** One event's stretch of records: occurred_at from `fromMs` to `toMs`, both included. */
 export interface RollupStretch {
@@ -76,7 +76,51 @@ async function replace(clickhouse: ClickHouseStore, period: Period, rows: string
   });
 }
 
-/** Makes the minute, hour and day rollups of each stretch agree with `logs` again. */
+/**
+ * Series rollup rows of a period built from logs as the series views do (schema/clickhouse/
+ * 0007_series_rollups.sql), for the labelled rows of one event definition in [from, to) of
+ * `range` (occurred_at, or day_start for days).
+ */
+const seriesRowsFromLogs = (bucket: string, range: string) =>
+  ['empty', 'notEmpty']
+    .map(
+      (kind) => `
+  SELECT l.workspace_id AS workspace_id, l.event AS event, l.dims_version AS version, 'ingest' AS origin, {period:String} AS period,
+         ${bucket} AS bucket, l.agent AS agent, l.labels AS labels, anyLast(l.event_id) AS event_id,
+         ${
+           kind === 'empty'
+             ? `count() AS count, sum(l.value) AS value, sum(l.value * l.value) AS squares, min(l.value) AS min, max(l.value) AS max,
+         varSampStableState(l.value) AS variance, quantilesTDigestState(0.95, 0.99)(l.value) AS quantiles`
+             : `sum(l.weight) AS count, sum(l.value) AS value, sum(l.summary_squares) AS squares, min(l.summary_min) AS min, max(l.summary_max) AS max,
+         varSampStableMergeState(CAST(unhex(l.summary_variance) AS AggregateFunction(varSampStable, Float64))) AS variance,
+         CAST(toString(quantilesTDigestWeightedStateArray(0.95, 0.99)(l.sketch_means, l.sketch_weights))
+              AS AggregateFunction(quantilesTDigest(0.95, 0.99), Float64)) AS quantiles`
+         }
+  FROM logs AS l
+  WHERE l.workspace_id = {ws:String} AND l.event_id = {event:UUID} AND notEmpty(l.labels) AND ${kind}(l.sketch_means)
+    AND ${range} >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ${range} < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
+  GROUP BY workspace_id, event, version, bucket, agent, labels`,
+    )
+    .join('\n  UNION ALL');
+
+const SERIES_COLUMNS = 'workspace_id, event, version, origin, period, bucket, agent, labels, event_id, count, value, squares, min, max, variance, quantiles';
+
+/** Replaces the rows the series views wrote for one definition's records in a bucket range (a backfill's rows stay: they come from other rows of logs). */
+async function replaceSeries(clickhouse: ClickHouseStore, period: Period, rows: string, params: Record<string, unknown>): Promise<void> {
+  params = { ...params, period };
+  await clickhouse.client.command({
+    query: `DELETE FROM ${SERIES_ROLLUP_TABLE}
+            WHERE workspace_id = {ws:String} AND event_id = {event:UUID} AND period = {period:String} AND origin = 'ingest'
+              AND bucket >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND bucket < fromUnixTimestamp64Milli({to:Int64}, 'UTC')`,
+    query_params: params,
+  });
+  await clickhouse.client.command({
+    query: `INSERT INTO ${SERIES_ROLLUP_TABLE} (${SERIES_COLUMNS}) SETTINGS insert_deduplicate = 0 ${rows}`,
+    query_params: params,
+  });
+}
+
+/** Makes the minute, hour and day rollups (and series rollups) of each stretch agree with `logs` again. */
 export async function rebuildRollupStretches(clickhouse: ClickHouseStore, stretches: readonly RollupStretch[]): Promise<void> {
   for (const s of stretches) {
     const key = { ws: s.workspaceId, event: s.eventId };
@@ -89,5 +133,9 @@ export async function rebuildRollupStretches(clickhouse: ClickHouseStore, stretc
     await replace(clickhouse, 'hour', rowsFromLogs(`toStartOfHour(toDateTime(l.occurred_at, 'UTC'))`), { ...key, ...hours });
     // Every minute of those days is in the minute rollup (90 days, records at most 30 days late), exact again now.
     await replace(clickhouse, 'day', dayRowsOfRange, { ...key, ...days, tz: s.timezone });
+    // The series rollups of the same records: their day is the row's own day_start.
+    await replaceSeries(clickhouse, 'minute', seriesRowsFromLogs("toStartOfMinute(toDateTime(l.occurred_at, 'UTC'))", 'l.occurred_at'), { ...key, ...minutes });
+    await replaceSeries(clickhouse, 'hour', seriesRowsFromLogs("toStartOfHour(toDateTime(l.occurred_at, 'UTC'))", 'l.occurred_at'), { ...key, ...hours });
+    await replaceSeries(clickhouse, 'day', seriesRowsFromLogs('l.day_start', 'l.day_start'), { ...key, ...days });
   }
 }

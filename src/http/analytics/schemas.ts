@@ -1,4 +1,5 @@
 // The window-analytics request and response (docs/api.md, Analytics).
+import { COMPARISON_FIELDS, MAX_RANKED_GROUPS } from '../../analytics/rankedComparison.js';
 import { COMPARISONS, WINDOW_PERIODS } from '../../analytics/windows.js';
 
 export const windowQuerySchema = {
@@ -24,6 +25,28 @@ export const windowQuerySchema = {
 } as const;
 
 const nullableNumber = { type: ['number', 'null'] } as const;
+
+/** The 14 figures of a comparison (docs/api.md, Analytics). */
+const comparisonFiguresSchema = {
+  type: 'object',
+  required: COMPARISON_FIELDS,
+  properties: {
+    current_value: { type: 'number', description: 'Sum of values in the current window.' },
+    current_count: { type: 'integer', description: 'Logs in the current window.' },
+    current_mean: { ...nullableNumber, description: 'current_value / current_count; null when the window is empty.' },
+    current_stddev: { type: 'number', description: 'Sample standard deviation (n − 1); 0 below two logs.' },
+    previous_value: { type: 'number' },
+    previous_count: { type: 'integer' },
+    previous_mean: nullableNumber,
+    previous_stddev: { type: 'number' },
+    value_delta: { type: 'number', description: 'current_value − previous_value.' },
+    count_delta: { type: 'integer' },
+    mean_delta: { ...nullableNumber, description: 'null when either mean is null.' },
+    value_pct_change: { ...nullableNumber, description: '(current − previous) / previous × 100; null when previous is 0.' },
+    count_pct_change: nullableNumber,
+    mean_pct_change: nullableNumber,
+  },
+} as const;
 
 const rangeSchema = {
   type: 'object',
@@ -51,44 +74,56 @@ export const windowResponseSchema = {
     },
     data: {
       description: 'null when neither window has a log.',
-      oneOf: [
-        { type: 'null' },
-        {
-          type: 'object',
-          required: [
-            'current_value',
-            'current_count',
-            'current_mean',
-            'current_stddev',
-            'previous_value',
-            'previous_count',
-            'previous_mean',
-            'previous_stddev',
-            'value_delta',
-            'count_delta',
-            'mean_delta',
-            'value_pct_change',
-            'count_pct_change',
-            'mean_pct_change',
-          ],
-          properties: {
-            current_value: { type: 'number', description: 'Sum of values in the current window.' },
-            current_count: { type: 'integer', description: 'Logs in the current window.' },
-            current_mean: { ...nullableNumber, description: 'current_value / current_count; null when the window is empty.' },
-            current_stddev: { type: 'number', description: 'Sample standard deviation (n − 1); 0 below two logs.' },
-            previous_value: { type: 'number' },
-            previous_count: { type: 'integer' },
-            previous_mean: nullableNumber,
-            previous_stddev: { type: 'number' },
-            value_delta: { type: 'number', description: 'current_value − previous_value.' },
-            count_delta: { type: 'integer' },
-            mean_delta: { ...nullableNumber, description: 'null when either mean is null.' },
-            value_pct_change: { ...nullableNumber, description: '(current − previous) / previous × 100; null when previous is 0.' },
-            count_pct_change: nullableNumber,
-            mean_pct_change: nullableNumber,
-          },
-        },
-      ],
+      oneOf: [{ type: 'null' }, comparisonFiguresSchema],
     },
+  },
+} as const;
+
+export const rankedQuerySchema = {
+  type: 'object',
+  required: ['event', 'view', 'period', 'previous'],
+  properties: {
+    event: { type: 'string', description: 'The records’ event name.' },
+    view: windowQuerySchema.properties.view,
+    period: { ...windowQuerySchema.properties.period, description: 'The current window, in `timezone`.' },
+    previous: windowQuerySchema.properties.previous,
+    agent: { type: 'array', items: { type: 'string' }, description: 'Repeatable: exact agent names or patterns with `*`.' },
+    filter: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Repeatable `key:value` (agent or a declared key); a key given twice matches either value.',
+    },
+    group_by: { type: 'string', description: 'Comma-separated keys from agent and the declared keys; default none (the whole fleet as one group).' },
+    timezone: { type: 'string', default: 'UTC', description: 'IANA name: the windows of a day or more are its calendar days.' },
+    order_by: { type: 'string', enum: COMPARISON_FIELDS, default: 'value_pct_change', description: 'The figure groups are ranked by; nulls last.' },
+    direction: { type: 'string', enum: ['desc', 'asc'], default: 'desc' },
+    limit: { type: 'integer', minimum: 1, maximum: MAX_RANKED_GROUPS, default: 10, description: 'Groups in the answer.' },
+  },
+} as const;
+
+export const rankedResponseSchema = {
+  type: 'object',
+  required: ['event', 'view', 'period', 'previous', 'group_by', 'timezone', 'windows', 'data', 'truncated'],
+  properties: {
+    event: { type: 'string' },
+    view: { type: 'string', enum: ['window'] },
+    period: { type: 'string', enum: WINDOW_PERIODS },
+    previous: { type: 'string', enum: COMPARISONS },
+    group_by: { type: 'array', items: { type: 'string' } },
+    timezone: { type: 'string', description: 'The timezone whose calendar windows are compared.' },
+    windows: windowResponseSchema.properties.windows,
+    data: {
+      type: 'array',
+      description: 'The groups with a record in either window, ranked; empty when none.',
+      items: {
+        ...comparisonFiguresSchema,
+        required: ['labels', ...comparisonFiguresSchema.required],
+        properties: {
+          labels: { type: 'object', additionalProperties: { type: 'string' }, description: 'The group: its value of each group_by key.' },
+          ...comparisonFiguresSchema.properties,
+        },
+      },
+    },
+    truncated: { type: 'boolean', description: 'More groups than limit had a record in either window.' },
   },
 } as const;

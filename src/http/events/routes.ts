@@ -31,7 +31,6 @@ export function eventRoutes(deps: EventsDeps, links: PublicLinks): ApiRouter {
         method: 'post',
         path: '/',
         summary: 'Create an event definition',
-        creates: true,
         body: createEventSchema,
         responses: { 201: definitionResponse, 400: invalidInput, 409: { description: 'The (agent, event) pair exists (event_exists).' } },
       },

@@ -1,13 +1,21 @@
 // Policies and a manual evaluation's verdict as the API shows them.
 import { alertJson } from '../../alerts/model.js';
 import type { ManualEvaluation } from '../../evaluation/evaluator.js';
+import type { FleetManualEvaluation } from '../../evaluation/fleet/fleetEvaluation.js';
+import { sortedLabels } from '../../labels/labels.js';
 import type { Policy } from '../../policies/model.js';
 
 /** A policy as the API shows it: timestamps as ISO 8601 UTC with milliseconds. */
 export function policyJson(p: Policy) {
   return {
     policy_id: p.policy_id,
+    key: p.key,
     event_id: p.event_id,
+    event: p.event,
+    agents: p.agents,
+    filter: p.filter,
+    group_by: p.group_by,
+    timezone: p.timezone,
     title: p.title,
     description: p.description,
     channel: p.channel,
@@ -29,8 +37,25 @@ export function policyJson(p: Policy) {
   };
 }
 
-/** The verdict of POST /v1.0/policies/:id/evaluate. */
-export function manualEvaluationJson(r: ManualEvaluation) {
+/** The verdict of POST /v1.0/policies/:id/evaluate: a fleet policy's per group. */
+export function manualEvaluationJson(r: ManualEvaluation | FleetManualEvaluation) {
+  if (r.kind === 'fleet') {
+    return {
+      policy_id: r.policy_id,
+      bucket_start: new Date(r.bucket.start).toISOString(),
+      bucket_end: new Date(r.bucket.end).toISOString(),
+      groups: r.groups.map((g) => ({
+        labels: sortedLabels(g.labels),
+        value: g.value,
+        count: g.stats.count,
+        min: g.stats.min,
+        max: g.stats.max,
+        breached: g.breached,
+        alert: g.alert && alertJson(g.alert),
+      })),
+      groups_truncated: r.groupsTruncated,
+    };
+  }
   return {
     policy_id: r.policy_id,
     bucket_start: new Date(r.bucket.start).toISOString(),

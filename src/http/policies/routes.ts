@@ -1,14 +1,16 @@
 // Policies (docs/api.md, Policies and evaluation) and the on-demand evaluation of one policy.
+import { writeWithKey } from '../../ascode/keys.js';
 import { validationFailed } from '../../errors.js';
 import type { PolicyEvaluator } from '../../evaluation/evaluator.js';
-import { createPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from '../../policies/operations.js';
+import { createPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy, withEventId } from '../../policies/operations.js';
+import type { TimezoneCatalog } from '../../events/timezones.js';
 import type { PostgresStore } from '../../stores/postgres.js';
 import { alertResponseSchema } from '../alerts/schemas.js';
 import { pageOrAll } from '../../page.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
 import { manualEvaluationJson, policyJson } from './representation.js';
-import { MAX_AGE_MS, MAX_AHEAD_MS } from '../logs/schemas.js';
+import { MAX_AGE_MS, MAX_AHEAD_MS } from '../../ingest/intake/recordRules.js';
 import {
   backtestBodySchema,
   backtestDraftBodySchema,
@@ -18,6 +20,8 @@ import {
   listPoliciesQuerySchema,
   policyResponseSchema,
   updatePolicySchema,
+  unitTestBodySchema,
+  unitTestResponseSchema,
 } from './schemas.js';
 
 export interface PolicyRoutesDeps {
@@ -25,6 +29,7 @@ export interface PolicyRoutesDeps {
   readonly evaluator: PolicyEvaluator;
   /** Policies one workspace may have (WORKSPACE_MAX_POLICIES). */
   readonly maxPerWorkspace: number;
+  readonly timezones: TimezoneCatalog;
 }
 
 const errors = {
@@ -32,20 +37,50 @@ const errors = {
   404: { description: 'No such policy, or event, in this workspace.' },
 } as const;
 
+const verdictProperties = {
+  value: { type: ['number', 'null'], description: 'The aggregate (or its percentage change, with compare_to); null when the bucket has no data for it.' },
+  count: { type: 'integer' },
+  min: { type: ['number', 'null'] },
+  max: { type: ['number', 'null'] },
+  breached: { type: 'boolean' },
+  alert: { anyOf: [alertResponseSchema, { type: 'null' }], description: 'The alert created or changed, or null.' },
+} as const;
+
+const bucketProperties = {
+  policy_id: { type: 'string', format: 'uuid' },
+  bucket_start: { type: 'string', format: 'date-time' },
+  bucket_end: { type: 'string', format: 'date-time' },
+} as const;
+
 const evaluationResponseSchema = {
-  type: 'object',
-  required: ['policy_id', 'bucket_start', 'bucket_end', 'value', 'count', 'min', 'max', 'breached', 'alert'],
-  properties: {
-    policy_id: { type: 'string', format: 'uuid' },
-    bucket_start: { type: 'string', format: 'date-time' },
-    bucket_end: { type: 'string', format: 'date-time' },
-    value: { type: ['number', 'null'], description: 'The aggregate; null when the bucket has no data for it.' },
-    count: { type: 'integer' },
-    min: { type: ['number', 'null'] },
-    max: { type: ['number', 'null'] },
-    breached: { type: 'boolean' },
-    alert: { anyOf: [alertResponseSchema, { type: 'null' }], description: 'The alert created or changed, or null.' },
-  },
+  anyOf: [
+    {
+      type: 'object',
+      description: 'A policy on one event definition.',
+      required: ['policy_id', 'bucket_start', 'bucket_end', 'value', 'count', 'min', 'max', 'breached', 'alert'],
+      properties: { ...bucketProperties, ...verdictProperties },
+    },
+    {
+      type: 'object',
+      description: 'A fleet policy: every group with records in the bucket or an open alert, the largest by count first.',
+      required: ['policy_id', 'bucket_start', 'bucket_end', 'groups', 'groups_truncated'],
+      properties: {
+        ...bucketProperties,
+        groups: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['labels', 'value', 'count', 'min', 'max', 'breached', 'alert'],
+            properties: {
+              labels: { type: 'object', additionalProperties: { type: 'string' }, description: "The group's values ({} ungrouped)." },
+              ...verdictProperties,
+            },
+          },
+        },
+        groups_truncated: { type: 'integer', description: 'Groups the bucket had beyond POLICY_MAX_GROUPS (the largest by count are judged).' },
+      },
+    },
+  ],
 } as const;
 
 const DAY_MS = 86_400_000;
@@ -72,7 +107,7 @@ function backtestRange(body: { from?: string; to?: string }): { from: number; to
 const backtestDescription =
   'The alerts the policy would have raised over the stored rollups, with every rule applied (pending runs, recovery threshold, no data, comparison), oldest first. Nothing is stored, nothing is sent. The range defaults to the last 7 days; from is at most 30 days back.';
 
-export function policyRoutes({ postgres, evaluator, maxPerWorkspace }: PolicyRoutesDeps): ApiRouter {
+export function policyRoutes({ postgres, evaluator, maxPerWorkspace, timezones }: PolicyRoutesDeps): ApiRouter {
   const api = new ApiRouter('policies', '/v1.0/policies', ['policyID']);
 
   api.add(
@@ -80,8 +115,8 @@ export function policyRoutes({ postgres, evaluator, maxPerWorkspace }: PolicyRou
       method: 'post',
       path: '/',
       summary: 'Create a policy',
-      creates: true,
-      description: 'Required: event_id, title, period, aggregate, condition, threshold, severity. Defaults: description "", channel "default", enabled true.',
+      description:
+        'Required: event_id (one event definition) or event (a records\' event name across its agents: a fleet policy, judged per group), title, period, aggregate, condition, threshold, severity. Defaults: description "", channel "default", enabled true; for a fleet policy agents ["*"], filter {}, group_by [], timezone "UTC". A fleet policy counts once against the workspace\'s limit.',
       body: createPolicySchema,
       responses: {
         201: { description: 'The created policy.', schema: policyResponseSchema },
@@ -91,7 +126,10 @@ export function policyRoutes({ postgres, evaluator, maxPerWorkspace }: PolicyRou
     },
     async (ctx, { body }) => {
       ctx.status = 201;
-      ctx.body = policyJson(await createPolicy(postgres, workspaceOf(ctx), body, maxPerWorkspace));
+      const { key, ...fields } = body;
+      const workspaceId = workspaceOf(ctx);
+      const created = await writeWithKey(postgres, 'policies', workspaceId, key, (db) => createPolicy(db, workspaceId, fields, { maxPerWorkspace, timezones }));
+      ctx.body = policyJson(created);
     },
   );
 
@@ -132,8 +170,12 @@ export function policyRoutes({ postgres, evaluator, maxPerWorkspace }: PolicyRou
       responses: { 200: { description: 'The updated policy.', schema: policyResponseSchema }, ...errors },
     },
     async (ctx, { body }) => {
-      const { policy_id: _p, user_id: _u, workspace_id: _w, created_at: _c, updated_at: _up, ...changes } = body;
-      ctx.body = policyJson(await updatePolicy(postgres, workspaceOf(ctx), ctx.params.policyID!, changes));
+      const { policy_id: _p, user_id: _u, workspace_id: _w, created_at: _c, updated_at: _up, key, ...changes } = body;
+      const workspaceId = workspaceOf(ctx);
+      const updated = await writeWithKey(postgres, 'policies', workspaceId, key, (db) =>
+        updatePolicy(db, workspaceId, ctx.params.policyID!, changes, timezones),
+      );
+      ctx.body = policyJson(updated);
     },
   );
 
@@ -178,6 +220,23 @@ export function policyRoutes({ postgres, evaluator, maxPerWorkspace }: PolicyRou
     },
     async (ctx, { body }) => {
       ctx.body = await evaluator.backtest(workspaceOf(ctx), { draft: body.policy }, backtestRange(body));
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/test',
+      summary: 'Unit-test a policy on given series',
+      description:
+        "As promtool test rules: the policy (checked as a create would check it) judged on exactly the records the series give, with every rule applied (pending runs, recovery threshold, no data, comparison; a fleet policy per group), the buckets' numbers aggregated by the engine from those records alone. At each expect[].at, the alerts open once every bucket closed by then has been judged are compared with those expected. Nothing is stored, nothing is sent.",
+      body: unitTestBodySchema,
+      responses: { 200: { description: 'Each expectation, passed or not, with what was got.', schema: unitTestResponseSchema }, ...errors },
+    },
+    async (ctx, { body }) => {
+      const workspaceId = workspaceOf(ctx);
+      const policy = await withEventId(postgres, workspaceId, body.policy, '/policy');
+      ctx.body = await evaluator.unitTest(workspaceId, policy, body.series, body.expect);
     },
   );
 
