@@ -1,5 +1,6 @@
 // Which notifications a silence covers, at the moment each was written (the transition that
 // notifies, or the reminder due): read when the delivery worker dispatches them.
+import type { Labels } from '../labels/labels.js';
 import type { Queryable } from '../stores/postgres.js';
 import { anySilenceCovers } from './coverage.js';
 import { silencesOverlapping } from './store.js';
@@ -7,7 +8,10 @@ import { silencesOverlapping } from './store.js';
 export interface NotificationToCheck {
   readonly notificationId: string;
   readonly workspaceId: string;
+  /** The alert's policy_id, or its alert_source_id. */
   readonly policyId: string;
+  /** The labels silences match on (src/matchers/alertLabels.ts). */
+  readonly labels: Labels;
   readonly at: Date;
 }
 
@@ -23,7 +27,7 @@ export async function silencedNotificationIds(db: Queryable, notifications: read
       .filter((n) =>
         anySilenceCovers(
           silences.filter((s) => s.workspace_id === n.workspaceId),
-          n.policyId,
+          { id: n.policyId, labels: n.labels },
           n.at.getTime(),
         ),
       )

@@ -4,10 +4,10 @@
 // 03:00 does not exist), on a fall-back day it lasts three (02:00–03:00 happens twice). A
 // window whose end is not after its start runs past midnight and belongs to the day it
 // starts on: "fri 22:00–06:00" covers Friday night into Saturday morning.
+import { minutesOf, WEEKDAYS } from '../time/weekly.js';
 import { wallTimeOf } from '../time/zonedTime.js';
-import { WEEKDAYS, type Recurrence, type SilenceRule } from './model.js';
-
-const minutesOf = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+import { compileMatchers, type LabelPredicate } from '../matchers/match.js';
+import type { Recurrence, SilenceRule, SilenceTarget } from './model.js';
 
 /** True when the local time at `at` lies in one of the recurrence's windows. */
 export function inRecurringWindow(recurrence: Recurrence, at: number): boolean {
@@ -27,13 +27,26 @@ export function silenceActiveAt(silence: SilenceRule, at: number): boolean {
   return silence.recurrence === null || inRecurringWindow(silence.recurrence, at);
 }
 
-/** True when the silence covers notifications of `policyId` at `at`. */
-export function silenceCovers(silence: SilenceRule, policyId: string, at: number): boolean {
-  if (silence.policy_ids !== null && !silence.policy_ids.includes(policyId)) return false;
-  return silenceActiveAt(silence, at);
+/** A silence's matchers compiled once per silence object read. */
+const compiled = new WeakMap<SilenceRule, LabelPredicate>();
+
+function matchersOf(silence: SilenceRule): LabelPredicate {
+  let predicate = compiled.get(silence);
+  if (predicate === undefined) {
+    predicate = compileMatchers(silence.matchers ?? []);
+    compiled.set(silence, predicate);
+  }
+  return predicate;
 }
 
-/** True when any of the silences covers the policy at `at`. */
-export function anySilenceCovers(silences: readonly SilenceRule[], policyId: string, at: number): boolean {
-  return silences.some((s) => silenceCovers(s, policyId, at));
+/** True when the silence covers notifications of the target (its policy or source, its labels) at `at`. */
+export function silenceCovers(silence: SilenceRule, target: SilenceTarget, at: number): boolean {
+  if (silence.policy_ids !== null && !silence.policy_ids.includes(target.id)) return false;
+  if (!silenceActiveAt(silence, at)) return false;
+  return silence.matchers === null || matchersOf(silence)(target.labels);
+}
+
+/** True when any of the silences covers the target at `at`. */
+export function anySilenceCovers(silences: readonly SilenceRule[], target: SilenceTarget, at: number): boolean {
+  return silences.some((s) => silenceCovers(s, target, at));
 }

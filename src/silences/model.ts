@@ -2,8 +2,11 @@
 // silenced and not sent (docs/api.md, Silences). A silence covers either the whole span
 // [starts_at, ends_at) or, with a recurrence, the local wall-clock windows inside it.
 
-export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
-export type Weekday = (typeof WEEKDAYS)[number];
+import type { Labels } from '../labels/labels.js';
+import type { Matcher } from '../matchers/model.js';
+import type { Weekday } from '../time/weekly.js';
+
+export { WEEKDAYS, type Weekday } from '../time/weekly.js';
 
 /** A weekly window in local time: on each listed weekday from `start` to `end` (past midnight when `end` is not after `start`). */
 export interface Recurrence {
@@ -17,8 +20,12 @@ export interface Recurrence {
 
 /** What a client sets. */
 export interface SilenceFields {
-  /** null: every policy of the workspace. */
+  /** The policies and alert sources covered; null: every one of the workspace. */
   readonly policy_ids: readonly string[] | null;
+  /** All must match the alert's labels (src/matchers/alertLabels.ts); null: no condition on labels. */
+  readonly matchers: readonly Matcher[] | null;
+  /** Who made it (Alertmanager's createdBy); '' when not given. */
+  readonly created_by: string;
   readonly starts_at: Date;
   readonly ends_at: Date;
   readonly comment: string;
@@ -28,18 +35,27 @@ export interface SilenceFields {
 export interface Silence extends SilenceFields {
   readonly silence_id: string;
   readonly workspace_id: string;
+  /** Its key in an alerting-as-code document (docs/as-code.md): unique per workspace and kind; null: none yet. */
+  readonly key: string | null;
   readonly created_at: Date;
   readonly updated_at: Date;
 }
 
 /** The part of a silence that decides what it covers. */
-export type SilenceRule = Pick<Silence, 'policy_ids' | 'starts_at' | 'ends_at' | 'recurrence'>;
+export type SilenceRule = Pick<Silence, 'policy_ids' | 'matchers' | 'starts_at' | 'ends_at' | 'recurrence'>;
+
+/** What a silence is checked against: the alert's policy (or alert source) and the labels it is matched on. */
+export interface SilenceTarget {
+  /** The alert's policy_id, or its alert_source_id. */
+  readonly id: string;
+  readonly labels: Labels;
+}
+
+/** Matchers of one silence, once parsed. */
+export const SILENCE_MATCHERS = { min: 1, max: 20 } as const;
 
 /** A slice of the list, newest first; a null limit lists every silence (they are capped per workspace). */
 export interface SilencePage {
   readonly limit: number | null;
   readonly offset: number;
 }
-
-/** Silences one workspace may keep, unless configured otherwise (WORKSPACE_MAX_SILENCES). */
-export const DEFAULT_MAX_SILENCES_PER_WORKSPACE = 1000;

@@ -4,8 +4,18 @@
 import { conflict, notFound, validationFailed, type ErrorDetail } from '../errors.js';
 import type { TimezoneCatalog } from '../events/timezones.js';
 import type { PostgresStore, Queryable } from '../stores/postgres.js';
-import type { Silence, SilenceFields, SilencePage } from './model.js';
-import { deleteSilenceRow, findSilence, insertSilence, listSilenceRows, lockAndCountSilences, unknownPolicyIds, updateSilenceRow } from './store.js';
+import { matchesEmpty } from '../matchers/match.js';
+import { SILENCE_MATCHERS, type Silence, type SilenceFields, type SilencePage } from './model.js';
+import {
+  deleteSilenceRow,
+  expireSilenceRow,
+  findSilence,
+  insertSilence,
+  listSilenceRows,
+  lockAndCountSilences,
+  unknownPolicyIds,
+  updateSilenceRow,
+} from './store.js';
 
 export interface SilencesDeps {
   readonly postgres: PostgresStore;
@@ -17,7 +27,7 @@ export interface SilencesDeps {
   readonly now?: () => number;
 }
 
-/** A create request: ends_at required, the rest defaulted (starts_at now, every policy, no comment, no recurrence). */
+/** A create request: ends_at required, the rest defaulted (starts_at now, every policy, no matchers, no comment, no recurrence). */
 export type NewSilence = Partial<SilenceFields> & Pick<SilenceFields, 'ends_at'>;
 
 // Instants a silence may name: far enough apart to mean "for good", within what every store keeps.
@@ -35,6 +45,15 @@ function problemsOf(fields: SilenceFields, timezones: SilencesDeps['timezones'])
   if (fields.policy_ids !== null && fields.policy_ids.length === 0) {
     problems.push({ path: '/policy_ids', message: 'must not be empty (null silences every policy of the workspace)' });
   }
+  if (fields.matchers !== null) {
+    const { min, max } = SILENCE_MATCHERS;
+    if (fields.matchers.length < min || fields.matchers.length > max) {
+      problems.push({ path: '/matchers', message: `must hold ${min} to ${max} matchers (it holds ${fields.matchers.length}); null for none` });
+    } else if (fields.matchers.every(matchesEmpty)) {
+      // As Alertmanager: a silence whose every matcher matches a missing label would silence nearly everything.
+      problems.push({ path: '/matchers', message: 'at least one matcher must not match the empty string (e.g. alertname="…")' });
+    }
+  }
   const recurrence = fields.recurrence;
   if (recurrence !== null) {
     if (!timezones.has(recurrence.timezone)) {
@@ -47,11 +66,13 @@ function problemsOf(fields: SilenceFields, timezones: SilencesDeps['timezones'])
   return problems;
 }
 
-/** 400 for each id that is not a policy of the workspace, with its index. */
+/** 400 for each id that is neither a policy nor an alert source of the workspace, with its index. */
 async function requireOwnPolicies(db: Queryable, workspaceId: string, policyIds: readonly string[]): Promise<void> {
   const unknown = new Set(await unknownPolicyIds(db, workspaceId, policyIds));
   if (unknown.size === 0) return;
-  throw validationFailed(policyIds.flatMap((id, i) => (unknown.has(id) ? [{ path: `/policy_ids/${i}`, message: 'is not a policy of this workspace' }] : [])));
+  throw validationFailed(
+    policyIds.flatMap((id, i) => (unknown.has(id) ? [{ path: `/policy_ids/${i}`, message: 'is not a policy or an alert source of this workspace' }] : [])),
+  );
 }
 
 /** Ids lower-cased and each named once, in the order given. */
@@ -61,6 +82,8 @@ export async function createSilence(deps: SilencesDeps, workspaceId: string, inp
   const now = deps.now?.() ?? Date.now();
   const fields: SilenceFields = {
     policy_ids: normalizedIds(input.policy_ids ?? null),
+    matchers: input.matchers ?? null,
+    created_by: input.created_by ?? '',
     starts_at: input.starts_at ?? new Date(now),
     ends_at: input.ends_at,
     comment: input.comment ?? '',
@@ -96,6 +119,8 @@ export async function updateSilence(deps: SilencesDeps, workspaceId: string, sil
     if (!current) throw notFound('silence');
     const fields: SilenceFields = {
       policy_ids: changes.policy_ids === undefined ? current.policy_ids : normalizedIds(changes.policy_ids),
+      matchers: changes.matchers === undefined ? current.matchers : changes.matchers,
+      created_by: changes.created_by ?? current.created_by,
       starts_at: changes.starts_at ?? current.starts_at,
       ends_at: changes.ends_at ?? current.ends_at,
       comment: changes.comment ?? current.comment,
@@ -106,6 +131,16 @@ export async function updateSilence(deps: SilencesDeps, workspaceId: string, sil
     if (changes.policy_ids !== undefined && fields.policy_ids !== null) await requireOwnPolicies(tx, workspaceId, fields.policy_ids);
     return updateSilenceRow(tx, workspaceId, silenceId, fields);
   });
+}
+
+/**
+ * Expires the silence (Alertmanager's DELETE …/silence/{id}): it ends now and stays, expired;
+ * notifications it held go out at the next release (src/silences/release.ts).
+ */
+export async function expireSilence(db: Queryable, workspaceId: string, silenceId: string, now: Date): Promise<Silence> {
+  const silence = await expireSilenceRow(db, workspaceId, silenceId, now);
+  if (!silence) throw notFound('silence');
+  return silence;
 }
 
 /** Deletes the silence, which ends it: notifications it held go out at the next release (src/silences/release.ts). */

@@ -1,3 +1,4 @@
+import { matcherText } from '../../matchers/parse.js';
 import { silenceActiveAt } from '../../silences/coverage.js';
 import type { Silence } from '../../silences/model.js';
 
@@ -5,7 +6,10 @@ import type { Silence } from '../../silences/model.js';
 export function silenceJson(s: Silence, now = Date.now()) {
   return {
     silence_id: s.silence_id,
+    key: s.key,
     policy_ids: s.policy_ids,
+    matchers: s.matchers === null ? null : s.matchers.map(matcherText),
+    created_by: s.created_by,
     starts_at: s.starts_at.toISOString(),
     ends_at: s.ends_at.toISOString(),
     comment: s.comment,

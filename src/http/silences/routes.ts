@@ -1,4 +1,6 @@
 // Silences and recurring maintenance windows (docs/api.md, Silences).
+import { writeWithKey } from '../../ascode/keys.js';
+import { parseSilenceMatchers } from '../../silences/matchers.js';
 import type { SilenceFields } from '../../silences/model.js';
 import { createSilence, deleteSilence, getSilence, listSilences, updateSilence, type SilencesDeps } from '../../silences/operations.js';
 import { ApiRouter } from '../apiRouter.js';
@@ -7,12 +9,16 @@ import { silenceJson } from './representation.js';
 import { createSilenceSchema, listSilencesQuerySchema, silenceResponseSchema, updateSilenceSchema } from './schemas.js';
 
 const errors = {
-  400: { description: 'Invalid input (invalid_id, validation_failed: a bad time, window, timezone, or a policy not of this workspace).' },
+  400: {
+    description:
+      'Invalid input (invalid_id, validation_failed: a bad time, window, timezone, a policy or alert source not of this workspace, or matchers that all match an empty label; invalid_matcher, invalid_matcher_regex: a matcher that does not parse or compile, with its path).',
+  },
   404: { description: 'No such silence in this workspace.' },
 } as const;
 
 type WritableBody = {
   policy_ids?: string[] | null;
+  matchers?: string[] | null;
   starts_at?: string;
   ends_at?: string;
   comment?: string;
@@ -23,6 +29,7 @@ type WritableBody = {
 function fieldsOf(body: WritableBody): Partial<SilenceFields> {
   return {
     policy_ids: body.policy_ids,
+    matchers: body.matchers === undefined ? undefined : parseSilenceMatchers(body.matchers),
     starts_at: body.starts_at === undefined ? undefined : new Date(body.starts_at),
     ends_at: body.ends_at === undefined ? undefined : new Date(body.ends_at),
     comment: body.comment,
@@ -38,7 +45,6 @@ export function silenceRoutes(deps: SilencesDeps): ApiRouter {
         method: 'post',
         path: '/',
         summary: 'Create a silence',
-        creates: true,
         description:
           'Required: ends_at. While the silence covers an alert’s policy, its notifications are recorded as silenced attempts and not sent; an alert still open at the end whose alert.triggered was silenced is notified then, once.',
         body: createSilenceSchema,
@@ -50,7 +56,11 @@ export function silenceRoutes(deps: SilencesDeps): ApiRouter {
       },
       async (ctx, { body }) => {
         ctx.status = 201;
-        ctx.body = silenceJson(await createSilence(deps, workspaceOf(ctx), { ...fieldsOf(body), ends_at: new Date(body.ends_at) }));
+        const workspaceId = workspaceOf(ctx);
+        const created = await writeWithKey(db, 'silences', workspaceId, body.key, (postgres) =>
+          createSilence({ ...deps, postgres }, workspaceId, { ...fieldsOf(body), ends_at: new Date(body.ends_at) }),
+        );
+        ctx.body = silenceJson(created);
       },
     )
     .add(
@@ -89,7 +99,11 @@ export function silenceRoutes(deps: SilencesDeps): ApiRouter {
         responses: { 200: { description: 'The updated silence.', schema: silenceResponseSchema }, ...errors },
       },
       async (ctx, { body }) => {
-        ctx.body = silenceJson(await updateSilence(deps, workspaceOf(ctx), ctx.params.silenceID!, fieldsOf(body)));
+        const workspaceId = workspaceOf(ctx);
+        const updated = await writeWithKey(db, 'silences', workspaceId, body.key, (postgres) =>
+          updateSilence({ ...deps, postgres }, workspaceId, ctx.params.silenceID!, fieldsOf(body)),
+        );
+        ctx.body = silenceJson(updated);
       },
     )
     .add(
