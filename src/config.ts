@@ -1,8 +1,6 @@
 // Configuration is read once from the environment into a typed, frozen object.
 // A bad value never starts the service: every problem is collected and reported together.
 import path from 'node:path';
-import { DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE } from './events/model.js';
-import { DEFAULT_MAX_SILENCES_PER_WORKSPACE } from './silences/model.js';
 
 export const ROLES = ['all', 'api', 'ingest', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
@@ -62,9 +60,18 @@ export interface EventsConfig {
   readonly maxDefinitionsPerWorkspace: number;
 }
 
+export interface DimensionsConfig {
+  /** DIMENSION_MAX_SERIES: series an event name keeps within 24 hours, per writer process; records of a further new series are counted in their agent's overflow series. @default 10000 */
+  readonly maxSeries: number;
+}
+
 export interface IngestConfig {
   /** INGEST_MAX_BATCH_RECORDS: records one POST /v1.0/logs may carry; more is answered 400. The body limit of that route follows it (2 KB a record, at least 1 MB). @default 1000 */
   readonly maxBatchRecords: number;
+  /** INGEST_MAX_POINTS: data points one POST /v1/metrics (OTLP) or samples one POST /api/v1/write (remote-write) may carry; more is answered 413, nothing stored. @default 50000 */
+  readonly maxPoints: number;
+  /** INGEST_WRITER_STALL_S: /readyz answers 503 once the journal writer has moved nothing into ClickHouse for this long while records wait for it. @default 60 */
+  readonly writerStallS: number;
   /** JOURNAL_DIR: the write-ahead journal of this process (one per ingest process). @default DATA_DIR/journal */
   readonly journalDir: string;
   /** INGEST_JOURNAL_MAX_BYTES: journal bytes not yet in ClickHouse; past it, batches are answered 503. @default 1073741824 (1 GiB) */
@@ -98,6 +105,8 @@ export interface IngestConfig {
 export interface PoliciesConfig {
   /** WORKSPACE_MAX_POLICIES: policies one workspace may have; creating one more is refused (409). @default 10000 */
   readonly maxPerWorkspace: number;
+  /** POLICY_MAX_GROUPS: groups a fleet policy judges a bucket, the largest by count; the rest are counted in groups_truncated. @default 10000 */
+  readonly maxGroups: number;
 }
 
 export interface DestinationsConfig {
@@ -135,7 +144,7 @@ export interface DeliveryConfig {
   readonly workspaceConcurrency: number;
   /** ESCALATION_MINUTE_MS: how long a minute of an escalation step's after_minutes is (shorter in tests). @default 60000 */
   readonly escalationMinuteMs: number;
-  /** ESCALATION_POLL_INTERVAL_MS: how often the worker looks for escalation steps that are due. @default 1000 */
+  /** ESCALATION_POLL_INTERVAL_MS: how often the worker looks for escalation steps that are due, and for shift starts to announce. @default 1000 */
   readonly escalationPollIntervalMs: number;
   /** ALLOW_PRIVATE_TARGETS: lets webhooks reach loopback, private and link-local addresses. @default false */
   readonly allowPrivateTargets: boolean;
@@ -168,6 +177,7 @@ export interface Config {
   readonly analyst: AnalystConfig;
   readonly postgres: PostgresConfig;
   readonly events: EventsConfig;
+  readonly dimensions: DimensionsConfig;
   readonly ingest: IngestConfig;
   readonly evaluation: EvaluationConfig;
   readonly policies: PoliciesConfig;
@@ -300,6 +310,8 @@ export function loadConfig(env: Env = process.env): Config {
   const workspaceRate = read.raw('INGEST_WORKSPACE_RECORDS_PER_S');
   const ingest: IngestConfig = {
     maxBatchRecords: read.integer('INGEST_MAX_BATCH_RECORDS', 1_000, 250, 10_000),
+    maxPoints: read.integer('INGEST_MAX_POINTS', 50_000, 1_000, 1_000_000),
+    writerStallS: read.integer('INGEST_WRITER_STALL_S', 60, 1, 86_400),
     journalDir: path.resolve(read.string('JOURNAL_DIR', path.join(dataDir, 'journal'))),
     journalMaxBytes: read.integer('INGEST_JOURNAL_MAX_BYTES', 1024 ** 3, 1024 ** 2, 1024 ** 4),
     journalSegmentBytes: read.integer('INGEST_JOURNAL_SEGMENT_BYTES', 64 * 1024 ** 2, 64 * 1024, 1024 ** 3),
@@ -358,15 +370,19 @@ export function loadConfig(env: Env = process.env): Config {
       url: read.url('DATABASE_URL', ['postgres:', 'postgresql:'], null),
       embeddedSharedBuffersMb: read.integer('EMBEDDED_POSTGRES_SHARED_BUFFERS_MB', 128, 1, 1024),
     },
-    events: { maxDefinitionsPerWorkspace: read.integer('WORKSPACE_MAX_EVENT_DEFINITIONS', DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE, 1, 10_000_000) },
+    events: { maxDefinitionsPerWorkspace: read.integer('WORKSPACE_MAX_EVENT_DEFINITIONS', 10_000, 1, 10_000_000) },
+    dimensions: { maxSeries: read.integer('DIMENSION_MAX_SERIES', 10_000, 1, 1_000_000) },
     ingest,
     evaluation: {
       intervalMs: read.integer('EVAL_INTERVAL_MS', 15_000, 100, 86_400_000),
       graceMs: read.integer('EVAL_GRACE_MS', 5_000, 0, 3_600_000),
     },
-    policies: { maxPerWorkspace: read.integer('WORKSPACE_MAX_POLICIES', 10_000, 1, 1_000_000) },
+    policies: {
+      maxPerWorkspace: read.integer('WORKSPACE_MAX_POLICIES', 10_000, 1, 1_000_000),
+      maxGroups: read.integer('POLICY_MAX_GROUPS', 10_000, 1, 1_000_000),
+    },
     destinations: { maxPerWorkspace: read.integer('WORKSPACE_MAX_DESTINATIONS', 1_000, 1, 100_000) },
-    silences: { maxPerWorkspace: read.integer('WORKSPACE_MAX_SILENCES', DEFAULT_MAX_SILENCES_PER_WORKSPACE, 1, 100_000) },
+    silences: { maxPerWorkspace: read.integer('WORKSPACE_MAX_SILENCES', 1000, 1, 100_000) },
     delivery: {
       // About 10 s, 1 min, 5 min, 30 min and 2 h: six tries over about 2.5 hours.
       retryScheduleMs: read.integerList('DELIVERY_RETRY_SCHEDULE_MS', [10_000, 60_000, 300_000, 1_800_000, 7_200_000], 1, 86_400_000, 10),

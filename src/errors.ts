@@ -23,6 +23,8 @@ export type ErrorKind =
   | 'unavailable'
   /** Too much of this work runs or waits already; retry after the given delay. */
   | 'busy'
+  /** The input is larger than a bound this service holds to; nothing was changed. */
+  | 'too_large'
   /** A downstream provider refused or failed. */
   | 'upstream_failed';
 
@@ -58,6 +60,8 @@ export const notFound = (what = 'resource') => new AppError('not_found', 'not_fo
 export const conflict = (code: string, message: string) => new AppError('conflict', code, message);
 
 export const unavailable = (code: string, message: string, retryAfterSeconds: number) => new AppError('unavailable', code, message, [], { retryAfterSeconds });
+
+export const tooLarge = (code: string, message: string) => new AppError('too_large', code, message);
 
 export const busy = (code: string, message: string, retryAfterSeconds: number) => new AppError('busy', code, message, [], { retryAfterSeconds });
 

@@ -1,17 +1,28 @@
 import client from 'prom-client';
-import type { JournalBacklog } from './ingest/journal/journal.js';
+
+/** What the backlog gauges read at each scrape: the journal's backlog (JournalBacklog, src/ingest/journal/journal.ts). */
+export interface BacklogReading {
+  readonly bytes: number;
+  readonly records: number;
+  /** ms since the epoch, of the oldest frame; null when empty. */
+  readonly oldestJournaledAt: number | null;
+}
 
 /** One registry per process (and per test app), holding every metric the service exports. */
 export function createMetrics() {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, prefix: 'alertmon_' });
 
-  let journalBacklog: () => JournalBacklog | null = () => null;
+  let journalBacklog: () => BacklogReading | null = () => null;
   const metrics = {
     registry,
     /** Lets the oldest-age gauge read the journal of this process at each scrape. */
-    registerJournal(backlog: () => JournalBacklog) {
+    registerJournal(backlog: () => BacklogReading) {
       journalBacklog = backlog;
+    },
+    /** The journal's backlog now (admission reads it), null where this process has no journal. */
+    journalBacklog(): BacklogReading | null {
+      return journalBacklog();
     },
     httpRequests: new client.Counter({
       name: 'alertmon_http_requests_total',
@@ -22,6 +33,11 @@ export function createMetrics() {
     ingestedRecords: new client.Counter({
       name: 'alertmon_ingested_records_total',
       help: 'Log records stored in ClickHouse by the journal writer (retried duplicates excluded).',
+      registers: [registry],
+    }),
+    seriesOverflowRecords: new client.Counter({
+      name: 'alertmon_series_overflow_records_total',
+      help: 'Records counted in an overflow series: their event name had DIMENSION_MAX_SERIES series in the last 24 hours (docs/fleets.md).',
       registers: [registry],
     }),
     acceptedRecords: new client.Counter({
@@ -40,15 +56,24 @@ export function createMetrics() {
       help: 'Records per second this process journals when saturated, as measured; workspaces share it when INGEST_WORKSPACE_RECORDS_PER_S is unset.',
       registers: [registry],
     }),
+    // Read at each scrape from the journal this process registered: the local journal's
+    // unconsumed frames, or the JetStream stream's messages not yet acknowledged by the writer
+    // (work-queue retention: the consumer's lag).
     journalBacklogRecords: new client.Gauge({
       name: 'alertmon_journal_backlog_records',
-      help: 'Log records journaled (answered 200) and not yet in ClickHouse.',
+      help: 'Log records journaled (answered 200) and not yet in ClickHouse; on JetStream, estimated from the stream messages not yet acknowledged.',
       registers: [registry],
+      collect() {
+        this.set(journalBacklog()?.records ?? 0);
+      },
     }),
     journalBacklogBytes: new client.Gauge({
       name: 'alertmon_journal_backlog_bytes',
-      help: 'Journal bytes not yet in ClickHouse; appends past INGEST_JOURNAL_MAX_BYTES are answered 503.',
+      help: 'Journal bytes not yet in ClickHouse (on JetStream, the stream bytes not yet acknowledged); appends past INGEST_JOURNAL_MAX_BYTES are answered 503.',
       registers: [registry],
+      collect() {
+        this.set(journalBacklog()?.bytes ?? 0);
+      },
     }),
     journalOldestAgeSeconds: new client.Gauge({
       name: 'alertmon_journal_oldest_age_seconds',
@@ -70,6 +95,16 @@ export function createMetrics() {
       help: 'Damaged journal bytes found in the middle of the journal at start-up (kept under JOURNAL_DIR/damaged; their records were lost).',
       registers: [registry],
     }),
+    journalQuarantinedFrames: new client.Counter({
+      name: 'alertmon_journal_quarantined_frames_total',
+      help: 'Journal frames that did not read back as they were appended; each was set aside (its bytes kept under JOURNAL_DIR/damaged) and the writer went on with the next.',
+      registers: [registry],
+    }),
+    journalQuarantinedRecords: new client.Counter({
+      name: 'alertmon_journal_quarantined_records_total',
+      help: 'Records of the journal frames set aside because they did not read back (alertmon_journal_quarantined_frames_total).',
+      registers: [registry],
+    }),
     journalRefusedRecords: new client.Counter({
       name: 'alertmon_journal_refused_records_total',
       help: 'Journaled records ClickHouse refused; their batches were set aside under JOURNAL_DIR/refused.',
@@ -87,7 +122,7 @@ export function createMetrics() {
     }),
     rejectedRecords: new client.Counter({
       name: 'alertmon_rejected_records_total',
-      help: 'Log records refused, by reason (invalid, definition_limit, journal_full, storage_error).',
+      help: 'Log records refused, by reason (invalid, too_large, definition_limit, journal_full, storage_error).',
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
@@ -129,6 +164,11 @@ export function createMetrics() {
     evaluationSkippedBuckets: new client.Counter({
       name: 'alertmon_evaluation_skipped_buckets_total',
       help: 'Closed buckets passed over because they were older than the catch-up limit when a worker got to them.',
+      registers: [registry],
+    }),
+    policyGroupsTruncated: new client.Counter({
+      name: 'alertmon_policy_groups_truncated_total',
+      help: 'Groups of fleet policies left unjudged in a bucket because the policy had more than POLICY_MAX_GROUPS groups in it (the largest by count are judged).',
       registers: [registry],
     }),
     evaluationCycleSeconds: new client.Histogram({

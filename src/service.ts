@@ -2,7 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp, type Plane } from './app.js';
-import { clientErrorHandler } from './http/clientError.js';
+import { clientErrorHandler, connectRefusal } from './http/clientError.js';
 import type { BackgroundTask } from './backgroundTask.js';
 import { runsWorker, servesControlPlane, servesIngest, type Config } from './config.js';
 import type { Logger } from './logger.js';
@@ -54,10 +54,10 @@ export async function startService(config: Config, logger: Logger, options: Star
       logsServer = await listen(buildApp(services, new Set<Plane>(['logs'])).callback(), logsPort, host, logger);
       servers.push(logsServer);
     }
-    if (runsWorker(config.role)) {
-      tasks = workerTasks(services);
-      for (const task of tasks) task.start();
-    }
+    if (runsWorker(config.role)) tasks = workerTasks(services);
+    // The process that takes Alertmanager posts resolves their alerts at their exact end.
+    if (servesControlPlane(config.role)) tasks.push(services.receivedLeases.task(stores.postgres, logger));
+    for (const task of tasks) task.start();
     const url = baseUrl(main, host);
     const logsUrl = logsServer && baseUrl(logsServer, host);
     logger.info('listening', {
@@ -98,6 +98,7 @@ function listen(handler: http.RequestListener, port: number, host: string, logge
   return new Promise((resolve, reject) => {
     const server = http.createServer({ keepAliveTimeout: 65_000 }, handler);
     server.on('clientError', clientErrorHandler(logger));
+    server.on('connect', connectRefusal(logger));
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);

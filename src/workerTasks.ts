@@ -8,7 +8,12 @@ import { escalationWorker } from './escalation/worker.js';
 import { dataDrivenEvaluation } from './evaluation/dataDrivenEvaluation.js';
 import { evaluationWorker } from './evaluation/evaluationWorker.js';
 import { idempotencyKeyExpiry } from './idempotency/expiry.js';
+import { handoffWorker } from './oncall/handoffWorker.js';
+import { receivedAlertLeases } from './alertsources/leaseWorker.js';
 import type { Services } from './services.js';
+
+/** How often received alerts past their lease are looked for (alertsources/leaseWorker.ts). */
+const LEASE_POLL_MS = 1000;
 
 /** The tasks a worker process runs, in start order (stopped in reverse). */
 export function workerTasks(services: Services): BackgroundTask[] {
@@ -28,5 +33,15 @@ export function workerTasks(services: Services): BackgroundTask[] {
     intervalMs: config.delivery.escalationPollIntervalMs,
     logger,
   });
-  return [evaluation, dataDriven, escalation, deliveryWorker, new GroupSender(delivery, pollIntervalMs), idempotencyKeyExpiry(stores.postgres, logger)];
+  const handoffs = handoffWorker({ postgres: stores.postgres, intervalMs: config.delivery.escalationPollIntervalMs, logger, now: services.oncall.now });
+  return [
+    evaluation,
+    dataDriven,
+    escalation,
+    handoffs,
+    deliveryWorker,
+    new GroupSender(delivery, pollIntervalMs),
+    receivedAlertLeases(stores.postgres, logger, LEASE_POLL_MS),
+    idempotencyKeyExpiry(stores.postgres, logger),
+  ];
 }

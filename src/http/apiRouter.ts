@@ -57,14 +57,17 @@ export interface RouteSpec<Q extends JSONSchema = JSONSchema, B extends JSONSche
    * ctx.query itself (e.g. a share link, which answers every bad query with the same 404).
    */
   readonly handlerValidatedQuery?: JSONSchema;
-  /**
-   * A POST that creates a resource: it takes an Idempotency-Key header (a retry with the same
-   * key gets the first answer again; middleware/idempotentCreates.ts).
-   */
-  readonly creates?: boolean;
   /** Keyed by status; error statuses use the common error body unless a schema is given. */
   readonly responses: Readonly<Record<number, ResponseSpec>>;
 }
+
+/**
+ * Whether a route creates a resource: a POST behind a workspace token that answers 201. Every
+ * such route takes an Idempotency-Key (a retry with the same key gets the first answer again;
+ * middleware/idempotentCreates.ts), so a new create cannot be left out. The admin API's token
+ * issue is not one: its answer holds a token, which is never stored.
+ */
+export const createsResource = (spec: RouteSpec): boolean => spec.method === 'post' && (spec.auth ?? 'workspace') === 'workspace' && 201 in spec.responses;
 
 /** What a handler receives: the validated (and, for queries, coerced) inputs. */
 export interface RouteInput<Q, B> {
@@ -87,7 +90,7 @@ export interface DocumentedRoute {
 export class ApiRouter {
   readonly router: Router<AppState>;
   readonly routes: DocumentedRoute[] = [];
-  /** Full paths of the routes that create (RouteSpec.creates), as the router matches them. */
+  /** Full paths of the routes that create (createsResource), as the router matches them. */
   private readonly creatingPaths = new Set<string>();
 
   /**
@@ -112,7 +115,7 @@ export class ApiRouter {
     const validateBody = spec.body === undefined ? null : bodyValidator<Input<B>>(spec.body as object);
     const fullPath = this.prefix + (spec.path === '/' && this.prefix !== '' ? '' : spec.path);
     this.routes.push({ spec: spec as RouteSpec, fullPath, tag: this.tag });
-    if (spec.creates === true) this.creatingPaths.add(fullPath);
+    if (createsResource(spec as RouteSpec)) this.creatingPaths.add(fullPath);
     this.router[spec.method](spec.path, async (ctx) => {
       const query = (validateQuery ? validateQuery({ ...ctx.query }) : undefined) as Input<Q>;
       const body = (validateBody ? validateBody(ctx.request.body) : undefined) as Input<B>;
@@ -121,7 +124,7 @@ export class ApiRouter {
     return this;
   }
 
-  /** Whether a POST to `path` creates a resource (RouteSpec.creates). */
+  /** Whether a POST to `path` creates a resource (createsResource). */
   createsAt(path: string): boolean {
     return this.router
       .match(path, 'POST')

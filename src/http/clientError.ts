@@ -3,8 +3,9 @@
 // Content-Length shorter than the body sent), a request too slow to arrive. Node answers
 // them with a bare status line; this answers in the API's JSON error shape instead, the way
 // Node itself does it: only while no response of that connection has begun, then the
-// connection is closed (what follows the bad bytes cannot be trusted).
-import { STATUS_CODES } from 'node:http';
+// connection is closed (what follows the bad bytes cannot be trusted). CONNECT never reaches
+// Koa either (Node hands its connection over as a tunnel) and is answered here too.
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../logger.js';
 import { errorBody } from './middleware/errorHandler.js';
@@ -47,16 +48,37 @@ export function clientErrorHandler(logger: Logger): (err: Error & { code?: strin
       socket.destroy();
       return;
     }
-    const { status, code, message } = refusalOf(err.code);
-    const body = JSON.stringify(errorBody(code, message));
-    logger.info('request refused by the HTTP parser', { status, code, parser_error: err.code ?? err.message });
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-        'Content-Type: application/json; charset=utf-8\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        'Cache-Control: no-store\r\n' +
-        'Connection: close\r\n\r\n' +
-        body,
-    );
+    const refusal = refusalOf(err.code);
+    logger.info('request refused by the HTTP parser', { status: refusal.status, code: refusal.code, parser_error: err.code ?? err.message });
+    answerAndClose(socket, refusal);
   };
+}
+
+/**
+ * Handler for http.Server's 'connect' event: CONNECT (a proxy's method) gets 405 like any other
+ * method no route serves; without a handler Node closes the connection with no answer. Its
+ * target is a host, not a resource of this service, so Allow lists no method.
+ */
+export function connectRefusal(logger: Logger): (req: IncomingMessage, socket: Duplex) => void {
+  return (req, socket) => {
+    // The connection is ours now, Node's handlers gone: a reset must not become an uncaught error.
+    socket.on('error', () => socket.destroy());
+    logger.info('request refused', { method: req.method, status: 405, code: 'method_not_allowed' });
+    answerAndClose(socket, { status: 405, code: 'method_not_allowed', message: 'CONNECT is not served: this service is not a proxy.' }, { Allow: '' });
+  };
+}
+
+/** Writes a whole response in the API's error shape on a connection no response has begun on, then closes it. */
+function answerAndClose(socket: Duplex, { status, code, message }: Refusal, headers: Readonly<Record<string, string>> = {}): void {
+  const body = JSON.stringify(errorBody(code, message));
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'Cache-Control: no-store\r\n' +
+      extra.join('') +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
 }

@@ -17,3 +17,8 @@ export class HttpError extends Error {
     this.name = 'HttpError';
   }
 }
+
+/** The one Retry-After rule: whole seconds, at least 1, and an answer that says "later" is never cached. */
+export function retryAfterHeaders(seconds: number): Record<string, string> {
+  return { 'Retry-After': String(Math.max(1, Math.ceil(seconds))), 'Cache-Control': 'no-store' };
+}

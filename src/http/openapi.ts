@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document of the API, built from the RouteSpecs the routers serve (see
 // apiRouter.ts), and served without a token at GET /v1.0/openapi.json.
-import { ApiRouter, type DocumentedRoute } from './apiRouter.js';
+import { ApiRouter, createsResource, type DocumentedRoute } from './apiRouter.js';
 import { emptyBodySchema } from './validation.js';
 
 export const OPENAPI_PATH = '/v1.0/openapi.json';
@@ -73,11 +73,11 @@ function operation(route: DocumentedRoute) {
     schema,
   }));
   // A create takes an Idempotency-Key (middleware/idempotentCreates.ts).
-  const idempotencyParams = spec.creates === true ? [idempotencyKeyParameter] : [];
+  const idempotencyParams = createsResource(spec) ? [idempotencyKeyParameter] : [];
   const auth = spec.auth ?? 'workspace';
   // Every route behind a token can answer 401, whatever else it declares.
   const unauthorized = auth === 'none' ? {} : { 401: { description: 'The bearer token is missing or not valid.' } };
-  const idempotency = spec.creates === true ? idempotencyResponses : {};
+  const idempotency = createsResource(spec) ? idempotencyResponses : {};
   const responses = Object.fromEntries(
     Object.entries({ ...unauthorized, ...idempotency, ...spec.responses, 405: methodNotAllowed }).map(([status, response]) => {
       const schema = response.schema ?? (Number(status) >= 400 ? { $ref: '#/components/schemas/Error' } : undefined);

@@ -33,7 +33,7 @@
 // longest wait of a query issued every 5 ms during the ten-minute look fell from 1.9-2.2 to
 // 0.6-0.8 s, during a freeze from 2.4-4.3 to 0.7-0.8 s. And the next look waits at least 100
 // times as long as the last run's statements took (the pauses between them not counted).
-import type { Queryable } from './postgres.js';
+import type { Queryable } from './queryable.js';
 
 const LOOK_INTERVAL_MS = 5_000;
 /** Transactions since the database's oldest unfrozen one that call for a freeze (autovacuum_freeze_max_age's default). */

@@ -24,13 +24,9 @@ import { unavailable } from '../errors.js';
 import { maintainEmbedded, type Maintenance } from './embeddedMaintenance.js';
 import { PgliteConnection } from './pgliteConnection.js';
 import { listenOnServer, type Unlisten } from './postgresListener.js';
+import type { Queryable } from './queryable.js';
 
-export type Row = Record<string, unknown>;
-
-export interface Queryable {
-  /** Runs one statement with bound parameters ($1, $2, …) and returns its rows. */
-  query<R extends object = Row>(text: string, params?: readonly unknown[]): Promise<R[]>;
-}
+export type { Queryable, Row } from './queryable.js';
 
 export interface PostgresStore extends Queryable {
   readonly mode: 'embedded' | 'server';

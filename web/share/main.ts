@@ -2,19 +2,9 @@
 // switch between minute, hour and day buckets and between measures, and refreshes the data
 // every 10 seconds from the public read while the page is visible.
 import './share.css';
-import { measureLabel, RollupChart } from '../shared/rollupChart.js';
-import {
-  formatBucket,
-  formatNumber,
-  MEASURES,
-  measureOf,
-  newestItem,
-  PERIOD_SECONDS,
-  PERIODS,
-  type Measure,
-  type Period,
-  type RollupItem,
-} from '../shared/rollups.js';
+import { measureLabel, RollupChart, rollupRange, rollupRangeText } from '../shared/rollupChart.js';
+import { formatNumber, MEASURES, measureOf, newestItem, PERIODS, type Measure, type Period, type RollupItem } from '../shared/rollups.js';
+import { browserZone, formatBucketStart, formatTime } from '../shared/time.js';
 
 interface SharedEvent {
   readonly event: { event_id: string; agent: string; event: string; title: string | null; description: string; unit: string; timezone: string };
@@ -25,8 +15,6 @@ interface SharedEvent {
 
 const REFRESH_MS = 10_000;
 const PERIOD_LABELS: Record<Period, string> = { minute: 'Minutes', hour: 'Hours', day: 'Days' };
-/** The page shows the newest 60 minutes, 48 hours and 31 days at most. */
-const SPAN_S: Record<Period, number> = { minute: 60 * PERIOD_SECONDS.minute, hour: 48 * PERIOD_SECONDS.hour, day: 31 * PERIOD_SECONDS.day };
 
 function element<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
@@ -52,22 +40,25 @@ function start(root: HTMLElement, initial: SharedEvent): void {
   const controls = element('div', { class: 'chart-controls' });
   controls.append(periodGroup, measureField);
   const chartEl = element('div', { class: 'chart', 'aria-hidden': 'true' });
+  const rangeEl = element('p', { class: 'muted chart-range' });
   const summary = element('p', { class: 'summary', 'aria-live': 'polite' });
   const updated = element('p', { class: 'muted' });
-  root.replaceChildren(controls, chartEl, summary, updated);
+  root.replaceChildren(controls, chartEl, rangeEl, summary, updated);
 
   const chart = new RollupChart(chartEl);
   const render = () => {
     const items = shared[period];
     const { unit, timezone } = shared.event;
-    chart.show({ items, period, measure, unit, timezone, span: SPAN_S[period] });
+    const range = rollupRange(items, period);
+    chart.show({ items, period, measure, unit, timezone, range });
+    rangeEl.textContent = rollupRangeText(range, period, timezone);
     const newest = newestItem(items);
     summary.textContent =
       newest === null
         ? `No logs in the recent ${period} buckets.`
-        : `Latest ${period} (${formatBucket(newest.occurred_at, period, timezone)}): ${measureLabel(measure).toLowerCase()} ` +
+        : `Latest ${period}, ${formatBucketStart(newest.occurred_at, period, timezone)}: ${measureLabel(measure).toLowerCase()} ` +
           `${formatNumber(measureOf(newest, measure))}${unit && measure !== 'count' ? ` ${unit}` : ''} over ${formatNumber(newest.count)} log${newest.count === 1 ? '' : 's'}.`;
-    updated.textContent = `Updated ${new Date().toLocaleTimeString()}.`;
+    updated.textContent = `Updated ${formatTime(Date.now(), browserZone(), { seconds: true })}.`;
   };
 
   for (const [i, button] of periodButtons.entries()) {

@@ -19,15 +19,33 @@ const timestamp = { type: 'string', format: 'date-time' } as const;
 const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' } as const;
 const nullableNumber = { type: ['number', 'null'] } as const;
 
+/** An alert's labels (src/labels): names to string values, names sorted. */
+export const labelsSchema = {
+  type: 'object',
+  additionalProperties: { type: 'string' },
+  description:
+    'What the alert is about, as names and string values: `{"agent": …}` for a policy on one event definition, the group\'s values for a fleet policy, the received labels for an alert from an Alertmanager client.',
+} as const;
+
 export const alertResponseSchema = {
   type: 'object',
   required: ['alert_id', 'policy_id', 'event_id', 'status', 'triggered_at'],
   properties: {
     alert_id: { type: 'string', format: 'uuid' },
     policy_id: { type: 'string', format: 'uuid' },
-    event_id: { type: 'string', format: 'uuid' },
+    event_id: {
+      type: ['string', 'null'],
+      format: 'uuid',
+      description: "The event definition the alert is about; null for a fleet policy's group that is not one agent's.",
+    },
     agent: { type: 'string' },
     event: { type: 'string' },
+    labels: labelsSchema,
+    fingerprint: {
+      type: 'string',
+      pattern: '^[0-9a-f]{16}$',
+      description: "A stable hash of the labels (16 hex digits; Prometheus' and Alertmanager's fingerprint of the same label set).",
+    },
     title: { type: 'string' },
     channel: { type: 'string' },
     period: { type: 'string' },

@@ -1,5 +1,13 @@
 // A delivery attempt as the API shows it.
 import type { AttemptInHistory } from '../../delivery/attempts.js';
+import type { EscalationPosition } from '../../notifications/model.js';
+
+/** The step; with on_call only when the step named schedules or people. */
+function escalationJson(e: EscalationPosition) {
+  const position = { step: e.step, of: e.of, round: e.round };
+  if (e.on_call === undefined) return position;
+  return { ...position, on_call: e.on_call.map((p) => ({ schedule_id: p.schedule_id, person_id: p.person_id })) };
+}
 
 /** An attempt in an alert's delivery history: timestamps ISO 8601 UTC. */
 export function deliveryAttemptJson(a: AttemptInHistory) {
@@ -15,7 +23,7 @@ export function deliveryAttemptJson(a: AttemptInHistory) {
     error_message: a.error_message,
     kind: a.kind,
     type: a.type,
-    escalation: a.escalation === null ? null : { step: a.escalation.step, of: a.escalation.of, round: a.escalation.round },
+    escalation: a.escalation === null ? null : escalationJson(a.escalation),
     attempt: a.attempt,
     next_attempt_at: a.next_attempt_at === null ? null : a.next_attempt_at.toISOString(),
     created_at: a.created_at.toISOString(),

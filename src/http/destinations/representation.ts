@@ -13,6 +13,7 @@ export function destinationJson(d: Destination, { revealSigningSecret = false } 
   const signingSecret = d.signing_secret === null || revealSigningSecret ? d.signing_secret : abbreviateSecret(d.signing_secret);
   return {
     destination_id: d.destination_id,
+    key: d.key,
     channel: d.channel,
     url: d.url === null ? null : channelModule(d.channel).presentUrl(d.url),
     credentials: presentCredentials(d.channel, d.credentials),
@@ -29,5 +30,6 @@ export function destinationJson(d: Destination, { revealSigningSecret = false } 
     title_template: d.title_template,
     message_template: d.message_template,
     body_template: d.body_template,
+    format: d.format,
   };
 }

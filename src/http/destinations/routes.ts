@@ -1,4 +1,5 @@
 // Destinations and their test send (docs/api.md, Destinations and deliveries).
+import { writeWithKey } from '../../ascode/keys.js';
 import {
   createDestination,
   getDestination,
@@ -34,7 +35,6 @@ export function destinationRoutes({ channels, delivery, maxPerWorkspace }: Desti
         method: 'post',
         path: '/',
         summary: 'Create a destination',
-        creates: true,
         body: createDestinationSchema,
         responses: {
           201: {
@@ -47,7 +47,10 @@ export function destinationRoutes({ channels, delivery, maxPerWorkspace }: Desti
       },
       async (ctx, { body }) => {
         ctx.status = 201;
-        ctx.body = destinationJson(await createDestination(db, workspaceOf(ctx), body, channels, maxPerWorkspace), { revealSigningSecret: true });
+        const { key, ...fields } = body;
+        const workspaceId = workspaceOf(ctx);
+        const created = await writeWithKey(db, 'destinations', workspaceId, key, (tx) => createDestination(tx, workspaceId, fields, channels, maxPerWorkspace));
+        ctx.body = destinationJson(created, { revealSigningSecret: true });
       },
     )
     .add(
@@ -85,7 +88,12 @@ export function destinationRoutes({ channels, delivery, maxPerWorkspace }: Desti
         responses: { 200: { description: 'The updated destination.', schema: destinationResponseSchema }, 400: invalid, 404: notFound },
       },
       async (ctx, { body }) => {
-        ctx.body = destinationJson(await updateDestination(db, workspaceOf(ctx), ctx.params.destinationID!, body, channels));
+        const { key, ...fields } = body;
+        const workspaceId = workspaceOf(ctx);
+        const updated = await writeWithKey(db, 'destinations', workspaceId, key, (tx) =>
+          updateDestination(tx, workspaceId, ctx.params.destinationID!, fields, channels),
+        );
+        ctx.body = destinationJson(updated);
       },
     )
     .add(

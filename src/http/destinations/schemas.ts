@@ -1,28 +1,39 @@
 import { MAX_TEMPLATE_LENGTH } from '../../channels/templates.js';
 import { CHANNELS, MAX_GROUP_WINDOW_SECONDS, SCOPES } from '../../destinations/model.js';
 import { wholeListQueryProperties } from '../params.js';
+import { keyProperty } from '../keySchema.js';
 
 const writable = {
+  key: keyProperty,
   channel: { type: 'string', enum: CHANNELS, description: 'The provider type. sms is not supported.' },
   url: {
     type: ['string', 'null'],
     maxLength: 2048,
     description:
-      'slack/discord: the incoming webhook URL; webhook: the absolute http(s) URL to POST to; email: user@host or mailto:user@host (absent: the workspace owner); telegram: none.',
+      'slack/discord: the incoming webhook URL; webhook: the absolute http(s) URL to POST to, without user:password@ (400: use credentials.authorization); email: user@host or mailto:user@host (absent: the workspace owner); telegram: none.',
   },
   credentials: {
     type: ['object', 'null'],
     additionalProperties: false,
     description:
-      'telegram: bot_token and chat_id (required); webhook: optional authorization (sent as the Authorization header); others: none. Secrets read back abbreviated.',
+      'telegram: bot_token and chat_id (required); webhook: optional authorization (sent as the Authorization header; basic auth: "Basic " + base64 of user:password); others: none. Secrets read back abbreviated.',
     properties: {
       bot_token: { type: 'string', maxLength: 256 },
       chat_id: { type: ['string', 'integer'] },
       authorization: { type: 'string', maxLength: 4096 },
     },
   },
-  scope: { type: 'string', enum: SCOPES, description: 'all (default): every alert of the workspace; policies: alerts of the policies in policy_ids.' },
-  policy_ids: { type: 'array', maxItems: 1000, items: { type: 'string', format: 'uuid' } },
+  scope: {
+    type: 'string',
+    enum: SCOPES,
+    description: 'all (default): every alert of the workspace; policies: alerts of the policies and alert sources in policy_ids.',
+  },
+  policy_ids: {
+    type: 'array',
+    maxItems: 1000,
+    items: { type: 'string', format: 'uuid' },
+    description: 'With scope policies: the policies and alert sources (each of the workspace, else 400) whose alerts this destination gets.',
+  },
   enabled: { type: 'boolean', description: 'Only enabled destinations receive real alerts (default true).' },
   group_window_seconds: {
     type: 'integer',
@@ -48,6 +59,12 @@ const writable = {
     maxLength: MAX_TEMPLATE_LENGTH,
     description:
       'Webhook only: Mustache template of the whole JSON body, which must render to a JSON object. Values are escaped as JSON string contents (put text variables inside quotes); a null value renders as null. Null or empty: the built-in body.',
+  },
+  format: {
+    type: 'string',
+    enum: ['alertmon', 'alertmanager'],
+    description:
+      'Webhook only: "alertmon" (default) sends {"type", "alert"}; "alertmanager" sends Alertmanager’s webhook v4 body (version "4", status, alerts with labels and annotations…), a group as one body with several alerts; not with body_template.',
   },
 } as const;
 
@@ -95,6 +112,7 @@ export const destinationResponseSchema = {
   type: 'object',
   required: [
     'destination_id',
+    'key',
     'channel',
     'url',
     'credentials',
@@ -111,9 +129,11 @@ export const destinationResponseSchema = {
     'title_template',
     'message_template',
     'body_template',
+    'format',
   ],
   properties: {
     destination_id: { type: 'string', format: 'uuid' },
+    key: keyProperty,
     channel: { type: 'string', enum: CHANNELS },
     url: {
       type: ['string', 'null'],
@@ -141,6 +161,7 @@ export const destinationResponseSchema = {
     title_template: { type: ['string', 'null'] },
     message_template: { type: ['string', 'null'] },
     body_template: { type: ['string', 'null'] },
+    format: { type: 'string', enum: ['alertmon', 'alertmanager'] },
   },
 } as const;
 

@@ -5,8 +5,14 @@ import type { EscalationPolicy } from '../../escalation/model.js';
 export function escalationPolicyJson(p: EscalationPolicy, users: ReadonlyMap<string, string[]>) {
   return {
     escalation_policy_id: p.escalation_policy_id,
+    key: p.key,
     name: p.name,
-    steps: p.steps.map((s) => ({ after_minutes: s.after_minutes, destination_ids: [...s.destination_ids] })),
+    steps: p.steps.map((s) => ({
+      after_minutes: s.after_minutes,
+      destination_ids: [...s.destination_ids],
+      schedule_ids: [...s.schedule_ids],
+      person_ids: [...s.person_ids],
+    })),
     repeat: p.repeat,
     created_at: p.created_at.toISOString(),
     updated_at: p.updated_at.toISOString(),

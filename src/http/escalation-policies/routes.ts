@@ -1,4 +1,5 @@
 // Escalation policies (docs/api.md, Escalation): who is paged next while an alert stays triggered.
+import { writeWithKey } from '../../ascode/keys.js';
 import {
   createEscalationPolicy,
   deleteEscalationPolicy,
@@ -20,7 +21,10 @@ export interface EscalationRoutesDeps {
 }
 
 const errors = {
-  400: { description: 'Invalid input (invalid_id, validation_failed: a bad field, or a destination not of this workspace).' },
+  400: {
+    description:
+      'Invalid input (invalid_id, validation_failed: a bad field, a step with no target, or a destination, schedule or person not of this workspace).',
+  },
   404: { description: 'No such escalation policy in this workspace.' },
 } as const;
 
@@ -33,7 +37,7 @@ export function escalationPolicyRoutes({ postgres, maxPerWorkspace }: Escalation
         path: '/',
         summary: 'Create an escalation policy',
         description:
-          'Required: name and steps (1–10). A policy that names it pages, while its alert stays triggered, each step’s destinations with alert.escalated: step 1 after_minutes after the alert triggered, each next step after_minutes after the one before, the whole chain repeat more times. Acknowledging, resolving or archiving the alert stops it.',
+          'Required: name and steps (1–10). A policy that names it pages, while its alert stays triggered, each step’s destinations, people and the people on call in its schedules with alert.escalated: step 1 after_minutes after the alert triggered, each next step after_minutes after the one before, the whole chain repeat more times. Acknowledging, resolving or archiving the alert stops it.',
         body: createEscalationPolicySchema,
         responses: {
           201: { description: 'The created escalation policy.', schema: escalationPolicyResponseSchema },
@@ -42,11 +46,9 @@ export function escalationPolicyRoutes({ postgres, maxPerWorkspace }: Escalation
         },
       },
       async (ctx, { body }) => {
-        const created = await createEscalationPolicy(
-          postgres,
-          workspaceOf(ctx),
-          { name: body.name, steps: body.steps, repeat: body.repeat ?? 0 },
-          maxPerWorkspace,
+        const workspaceId = workspaceOf(ctx);
+        const created = await writeWithKey(postgres, 'escalation_policies', workspaceId, body.key, (db) =>
+          createEscalationPolicy(db, workspaceId, { name: body.name, steps: body.steps, repeat: body.repeat ?? 0 }, maxPerWorkspace),
         );
         ctx.status = 201;
         ctx.body = escalationPolicyJson(created, new Map());
@@ -90,11 +92,9 @@ export function escalationPolicyRoutes({ postgres, maxPerWorkspace }: Escalation
       },
       async (ctx, { body }) => {
         const workspaceId = workspaceOf(ctx);
-        const updated = await updateEscalationPolicy(postgres, workspaceId, ctx.params.escalationPolicyID!, {
-          name: body.name,
-          steps: body.steps,
-          repeat: body.repeat,
-        });
+        const updated = await writeWithKey(postgres, 'escalation_policies', workspaceId, body.key, (db) =>
+          updateEscalationPolicy(db, workspaceId, ctx.params.escalationPolicyID!, { name: body.name, steps: body.steps, repeat: body.repeat }),
+        );
         ctx.body = escalationPolicyJson(updated, await usersOf(workspaceId));
       },
     )

@@ -1,13 +1,14 @@
 import { ESCALATION_LIMITS as L } from '../../escalation/model.js';
 import { wholeListQueryProperties } from '../params.js';
 import { PATTERNS } from '../validation.js';
+import { keyProperty } from '../keySchema.js';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
 
 const stepSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['after_minutes', 'destination_ids'],
+  required: ['after_minutes'],
   properties: {
     after_minutes: {
       type: 'integer',
@@ -20,12 +21,27 @@ const stepSchema = {
       minItems: L.destinationsPerStep.min,
       maxItems: L.destinationsPerStep.max,
       items: { type: 'string', format: 'uuid' },
-      description: 'Destinations of the workspace this step notifies with alert.escalated (whatever their scope).',
+      description:
+        'Destinations of the workspace this step notifies with alert.escalated (whatever their scope). Default []; a step names at least one destination, schedule or person in all.',
+    },
+    schedule_ids: {
+      type: 'array',
+      maxItems: L.schedulesPerStep.max,
+      items: { type: 'string', format: 'uuid' },
+      description:
+        'Schedules of the workspace: when the step fires, whoever is on call in each is paged through their destinations (docs/oncall.md). No one on call: an attempt with status no_one_on_call, and the chain goes on. Default [].',
+    },
+    person_ids: {
+      type: 'array',
+      maxItems: L.peoplePerStep.max,
+      items: { type: 'string', format: 'uuid' },
+      description: 'People of the workspace this step pages through their destinations. Default [].',
     },
   },
 } as const;
 
 const writable = {
+  key: keyProperty,
   name: { type: 'string', pattern: PATTERNS.notBlank, maxLength: L.name.max },
   steps: { type: 'array', minItems: L.steps.min, maxItems: L.steps.max, items: stepSchema, description: 'The steps, in order.' },
   repeat: {
@@ -58,7 +74,7 @@ export const listEscalationPoliciesQuerySchema = {
 
 export const escalationPolicyResponseSchema = {
   type: 'object',
-  required: ['escalation_policy_id', 'name', 'steps', 'repeat', 'policy_ids', 'created_at', 'updated_at'],
+  required: ['escalation_policy_id', 'key', 'name', 'steps', 'repeat', 'policy_ids', 'created_at', 'updated_at'],
   properties: {
     escalation_policy_id: { type: 'string', format: 'uuid' },
     ...writable,

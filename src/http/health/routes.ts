@@ -11,6 +11,12 @@ const checksSchema = {
     clickhouse: { type: 'string', enum: ['ok', 'down', 'none'] },
     postgres: { type: 'string', enum: ['ok', 'down'] },
     journal: { type: 'string', enum: ['ok', 'down'], description: 'Present with JOURNAL_URL: whether JetStream answers.' },
+    writer: {
+      type: 'string',
+      enum: ['ok', 'stalled'],
+      description:
+        'Present where the process runs a journal writer: stalled once it has moved nothing into ClickHouse for INGEST_WRITER_STALL_S while records wait.',
+    },
   },
 } as const;
 
@@ -19,7 +25,17 @@ export interface JournalProbe {
   ping(): Promise<void>;
 }
 
-export function healthRoutes(stores: Stores, metrics: Metrics, journal: JournalProbe | null = null): ApiRouter {
+/** The journal writer of this process, if it runs one, and the bound of its stall. */
+export interface WriterProbe {
+  writerStalledMs(now: number): number | null;
+}
+
+export function healthRoutes(
+  stores: Stores,
+  metrics: Metrics,
+  journal: JournalProbe | null = null,
+  writer: { probe: WriterProbe; stallMs: number } | null = null,
+): ApiRouter {
   return new ApiRouter('health', '')
     .add(
       {
@@ -38,10 +54,10 @@ export function healthRoutes(stores: Stores, metrics: Metrics, journal: JournalP
         method: 'get',
         path: '/readyz',
         auth: 'none',
-        summary: 'Readiness: both stores answer',
+        summary: 'Readiness: both stores answer, and the journal writer moves',
         responses: {
           200: { description: 'Ready.', schema: { type: 'object', properties: { status: { const: 'ok' }, checks: checksSchema } } },
-          503: { description: 'A store does not answer (not_ready); the error body also carries `checks`.' },
+          503: { description: 'A store does not answer, or the journal writer has stalled (not_ready); the error body also carries `checks`.' },
         },
       },
       async (ctx) => {
@@ -57,9 +73,16 @@ export function healthRoutes(stores: Stores, metrics: Metrics, journal: JournalP
           postgres: state(postgres),
           ...(journal ? { journal: state(stream) } : {}),
         };
-        const ready = checks.clickhouse !== 'down' && checks.postgres === 'ok' && checks.journal !== 'down';
+        const stalledMs = writer?.probe.writerStalledMs(Date.now()) ?? null;
+        const writerCheck = stalledMs === null || writer === null ? {} : { writer: stalledMs >= writer.stallMs ? 'stalled' : 'ok' };
+        const storesReady = checks.clickhouse !== 'down' && checks.postgres === 'ok' && checks.journal !== 'down';
+        const ready = storesReady && writerCheck.writer !== 'stalled';
+        const all = { ...checks, ...writerCheck };
+        const why = storesReady
+          ? `The journal writer has moved nothing into ClickHouse for ${Math.round((stalledMs ?? 0) / 1000)} s while records wait.`
+          : 'A store does not answer.';
         ctx.status = ready ? 200 : 503;
-        ctx.body = ready ? { status: 'ok', checks } : { ...errorBody('not_ready', 'A store does not answer.'), checks };
+        ctx.body = ready ? { status: 'ok', checks: all } : { ...errorBody('not_ready', why), checks: all };
       },
     )
     .add(

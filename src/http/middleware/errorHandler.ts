@@ -6,7 +6,7 @@ import type { Middleware } from 'koa';
 import { AppError, type ErrorDetail, type ErrorKind } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { AppState } from '../context.js';
-import { HttpError } from '../httpError.js';
+import { HttpError, retryAfterHeaders } from '../httpError.js';
 
 const STATUS_BY_KIND: Record<ErrorKind, number> = {
   invalid: 400,
@@ -16,6 +16,7 @@ const STATUS_BY_KIND: Record<ErrorKind, number> = {
   upstream_failed: 502,
   unavailable: 503,
   busy: 429,
+  too_large: 413,
 };
 
 const CODES_BY_STATUS: Record<number, string> = {
@@ -45,7 +46,7 @@ export function toHttpError(err: unknown): HttpError | null {
   if (err instanceof HttpError) return err;
   if (err instanceof AppError) {
     const { retryAfterSeconds, extra } = err.options;
-    const headers: Record<string, string> = retryAfterSeconds === undefined ? {} : { 'Retry-After': String(retryAfterSeconds) };
+    const headers = retryAfterSeconds === undefined ? {} : retryAfterHeaders(retryAfterSeconds);
     return new HttpError(STATUS_BY_KIND[err.kind], err.code, err.message, err.details, headers, extra);
   }
   // Client errors thrown by Koa or its router (405, 501 …).

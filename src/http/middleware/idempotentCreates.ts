@@ -1,4 +1,4 @@
-// Idempotency-Key on the POSTs that create a resource (RouteSpec.creates; docs/api.md, Safe retries): the
+// Idempotency-Key on the POSTs that create a resource (createsResource; docs/api.md, Safe retries): the
 // first request with a key runs and its successful answer is kept for 24 hours; a retry with
 // the same key and the same request gets that answer again (same status and body, header
 // Idempotent-Replayed: true) and creates nothing; the same key with another path or body is
@@ -11,7 +11,7 @@ import type { Logger } from '../../logger.js';
 import type { PostgresStore } from '../../stores/postgres.js';
 import type { ApiRouter } from '../apiRouter.js';
 import { workspaceOf, type AppState } from '../context.js';
-import { HttpError } from '../httpError.js';
+import { HttpError, retryAfterHeaders } from '../httpError.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 
@@ -41,9 +41,13 @@ export function idempotentCreates(postgres: PostgresStore, routers: readonly Api
           'This Idempotency-Key was used for another request (another path or body) in the last 24 hours; use a new key for a new request.',
         );
       case 'busy':
-        throw new HttpError(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being answered; retry it shortly.', [], {
-          'Retry-After': '1',
-        });
+        throw new HttpError(
+          409,
+          'idempotency_key_in_use',
+          'A request with this Idempotency-Key is still being answered; retry it shortly.',
+          [],
+          retryAfterHeaders(1),
+        );
       case 'claimed':
         break;
     }

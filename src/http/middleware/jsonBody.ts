@@ -1,34 +1,23 @@
-// Request bodies are JSON, at most 1 MB (a log batch: see logBodyLimitBytes). A body of
+// Request bodies are JSON, at most 1 MB (a log batch: see logBodyLimitBytes), read by
+// requestBody.ts (gzip, deflate or br inflated within the same bound). A body of
 // another content type is refused (415) rather than silently ignored; a request without a
 // body parses as {}. A body must be UTF-8: malformed bytes are refused (400 invalid_json),
 // never stored as U+FFFD.
 //
 // Log batches are the exception to parsing here: their route reads the body's bytes
 // (readJsonBytes, with the same checks and errors) and decodes and parses them off the event
-// loop (http/logs/batchParsers.ts).
-import { isUtf8 } from 'node:buffer';
-import bourne from '@hapi/bourne';
-import coBody from 'co-body';
+// loop (src/ingest/intake/batchParsers.ts).
 import type { Context, Middleware } from 'koa';
 import type { AppState } from '../context.js';
 import { HttpError } from '../httpError.js';
+import { readBodyBytes } from '../requestBody.js';
+import { decodeJsonText, parseJsonText } from '../../validation/jsonText.js';
 
 /** The body limit of every route but the log batch's. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-const sizeText = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${Math.round(bytes / 1024)} KB`);
-
-/** The error a client is shown for a body that could not be read. */
-function bodyError(err: unknown, limitBytes: number): HttpError {
-  const status = (err as { status?: number }).status;
-  if (status === 413) return new HttpError(413, 'payload_too_large', `The request body is larger than ${sizeText(limitBytes)}.`);
-  if (status === 415) return new HttpError(415, 'unsupported_media_type', 'The request body encoding is not supported.');
-  return invalidJson();
-}
-
-export const invalidJson = () => new HttpError(400, 'invalid_json', 'The request body is not valid JSON.');
-
-const invalidUtf8 = () => new HttpError(400, 'invalid_json', 'The request body is not valid JSON: it is not UTF-8 text.');
+/** Content-Encodings a JSON body may come in. */
+const JSON_ENCODINGS = ['gzip', 'deflate', 'br'] as const;
 
 /** Whether the request carries a body; a JSON one, or it is refused with 415. */
 function hasJsonBody(ctx: Context): boolean {
@@ -41,33 +30,12 @@ function hasJsonBody(ctx: Context): boolean {
 
 /**
  * The bytes of a JSON body, inflated and limited as they are read, not yet decoded
- * (decodeJsonText does that, where the body is parsed); null when the request has no body
+ * (src/validation/jsonText.ts decodes and parses them); null when the request has no body
  * (which parses as {}).
  */
 export async function readJsonBytes(ctx: Context, limitBytes = MAX_BODY_BYTES): Promise<Buffer | null> {
   if (!hasJsonBody(ctx)) return null;
-  try {
-    // co-body's text reader; without an encoding it gives the bytes.
-    return (await coBody.text(ctx, { limit: limitBytes, encoding: null as unknown as string })) as unknown as Buffer;
-  } catch (err) {
-    throw bodyError(err, limitBytes);
-  }
-}
-
-/** A body's bytes as text: UTF-8, a byte order mark dropped; malformed UTF-8 is 400 invalid_json. */
-export function decodeJsonText(bytes: Uint8Array): string {
-  if (!isUtf8(bytes)) throw invalidUtf8();
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
-/** Parses a JSON body's text as every route does: any JSON value, prototype poisoning refused. */
-export function parseJsonText(text: string): unknown {
-  try {
-    return bourne.parse(text, { protoAction: 'error' });
-  } catch {
-    throw invalidJson();
-  }
+  return readBodyBytes(ctx, { wireBytes: limitBytes, inflated: { encodings: JSON_ENCODINGS, maxBytes: limitBytes } });
 }
 
 /** Parses JSON bodies into ctx.request.body, except for the requests `readsItself` says read their own. */

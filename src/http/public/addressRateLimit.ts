@@ -4,7 +4,7 @@
 // it gains nothing. The address is the socket's peer: behind a reverse proxy every client
 // shares the proxy's bucket (see docs/console.md).
 import { isIPv6 } from 'node:net';
-import { HttpError } from '../httpError.js';
+import { busy } from '../../errors.js';
 
 /** Addresses remembered at most; past it the least recently seen are forgotten (a full bucket again). */
 const MAX_ADDRESSES = 100_000;
@@ -39,7 +39,7 @@ export class AddressRateLimiter {
     this.perMs = perMinute / 60_000;
   }
 
-  /** Takes one request from the address's allowance, or throws 429 with Retry-After. */
+  /** Takes one request from the address's allowance, or throws `busy` (429 with Retry-After). */
   take(address: string): void {
     const key = addressKey(address);
     const now = this.now();
@@ -56,9 +56,6 @@ export class AddressRateLimiter {
       return;
     }
     const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000));
-    throw new HttpError(429, 'rate_limited', `Too many requests from this address; retry in ${retryAfter} s.`, [], {
-      'Retry-After': String(retryAfter),
-      'Cache-Control': 'no-store',
-    });
+    throw busy('rate_limited', `Too many requests from this address; retry in ${retryAfter} s.`, retryAfter);
   }
 }

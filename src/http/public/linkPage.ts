@@ -5,7 +5,7 @@
 // public rate limit gets a page too, with Retry-After.
 import { AppError } from '../../errors.js';
 import type { AppContext } from '../context.js';
-import { HttpError } from '../httpError.js';
+import { retryAfterHeaders } from '../httpError.js';
 
 /** Text for HTML element content and double-quoted attribute values. */
 export function escapeHtml(text: string): string {
@@ -63,10 +63,11 @@ export async function answerLinkPage(ctx: AppContext, render: () => Promise<stri
   try {
     ctx.body = await render();
   } catch (err) {
-    if (err instanceof HttpError && err.status === 429) {
+    if (err instanceof AppError && err.kind === 'busy') {
+      const headers = retryAfterHeaders(err.options.retryAfterSeconds ?? 60);
       ctx.status = 429;
-      ctx.set(err.headers as Record<string, string>);
-      ctx.body = tooManyRequestsPage(err.headers['Retry-After'] ?? '60');
+      ctx.set(headers);
+      ctx.body = tooManyRequestsPage(headers['Retry-After']!);
     } else if (err instanceof AppError && err.kind === 'not_found') {
       ctx.status = 404;
       ctx.body = refusedPage();
