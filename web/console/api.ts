@@ -38,6 +38,26 @@ export function onSignedOut(listener: () => void): () => void {
   return () => window.removeEventListener(SIGNED_OUT, listener);
 }
 
+/**
+ * Downloads the workspace's alerting configuration as alerting.yaml (GET /v1.0/config, YAML):
+ * the file a repository keeps and `npx alertmon plan` compares with (docs/as-code.md).
+ */
+export async function downloadConfiguration(): Promise<void> {
+  const token = storedToken();
+  const res = await fetch('/v1.0/config', {
+    headers: { Accept: 'application/yaml', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    cache: 'no-store',
+  });
+  if (res.status === 401 && token) signOut();
+  if (!res.ok) throw new ApiError(res.status, 'http_error', `HTTP ${res.status}`, [], {});
+  const url = URL.createObjectURL(new Blob([await res.text()], { type: 'application/yaml' }));
+  const link = Object.assign(document.createElement('a'), { href: url, download: 'alerting.yaml' });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   const token = storedToken();

@@ -1,15 +1,19 @@
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, errorText, listAll, onSignedOut, signIn, signOut, storedToken } from './api.js';
+import { api, ApiError, downloadConfiguration, errorText, listAll, onSignedOut, signIn, signOut, storedToken } from './api.js';
 import { useLoad, useRoute } from './hooks.js';
 import { hasRoute, loadApiDocument } from './openapi.js';
 import { AlertsPage } from './pages/alerts.js';
 import { DestinationsPage } from './pages/destinations.js';
 import { prefetchRollups } from './pages/eventChart.js';
 import { EventsPage } from './pages/events.js';
+import { FleetsPage } from './pages/fleets.js';
 import { PoliciesPage } from './pages/policies.js';
 import { SilencesPage } from './pages/silences.js';
 import { EscalationPoliciesPage } from './pages/escalation.js';
+import { PeoplePage } from './pages/people.js';
+import { AlertSourcesPage } from './pages/alertSources.js';
+import { SchedulesPage } from './pages/schedules.js';
 import type { EventDefinition } from './types.js';
 
 export function App(): JSX.Element {
@@ -70,11 +74,15 @@ function SignIn({ onSignedIn }: { onSignedIn: () => void }): JSX.Element {
 
 const SECTIONS = [
   ['events', 'Events'],
+  ['fleets', 'Fleets'],
   ['policies', 'Policies'],
   ['alerts', 'Alerts'],
   ['destinations', 'Destinations'],
   ['silences', 'Silences'],
+  ['alert-sources', 'Alert sources'],
   ['escalation', 'Escalation'],
+  ['schedules', 'On call'],
+  ['people', 'People'],
 ] as const;
 
 function Console(): JSX.Element {
@@ -95,14 +103,20 @@ function Console(): JSX.Element {
     return listAll<EventDefinition>('/v1.0/events');
   }, []);
   const section = route.parts[0] ?? 'events';
-  const sections = SECTIONS.filter(([name]) => name !== 'silences' || (doc.value && hasRoute(doc.value, 'get', '/v1.0/silences')));
+  const sections = SECTIONS.filter(
+    ([name]) =>
+      (name !== 'silences' || (doc.value && hasRoute(doc.value, 'get', '/v1.0/silences'))) &&
+      (name !== 'alert-sources' || (doc.value && hasRoute(doc.value, 'get', '/v1.0/alert-sources'))),
+  );
   let page: JSX.Element;
   if (doc.error || events.error) page = <p role="alert">{errorText(doc.error ?? events.error)}</p>;
   else if (!doc.value || !events.value) page = <p>Loading…</p>;
   else {
     const shared = { doc: doc.value, events: events.value, reloadEvents: events.reload, route };
     page =
-      section === 'policies' ? (
+      section === 'fleets' ? (
+        <FleetsPage {...shared} />
+      ) : section === 'policies' ? (
         <PoliciesPage {...shared} />
       ) : section === 'alerts' ? (
         <AlertsPage {...shared} />
@@ -110,8 +124,14 @@ function Console(): JSX.Element {
         <DestinationsPage {...shared} />
       ) : section === 'silences' ? (
         <SilencesPage {...shared} />
+      ) : section === 'alert-sources' ? (
+        <AlertSourcesPage {...shared} />
       ) : section === 'escalation' ? (
         <EscalationPoliciesPage {...shared} />
+      ) : section === 'schedules' ? (
+        <SchedulesPage {...shared} />
+      ) : section === 'people' ? (
+        <PeoplePage {...shared} />
       ) : (
         <EventsPage {...shared} />
       );
@@ -135,6 +155,13 @@ function Console(): JSX.Element {
             ))}
           </ul>
         </nav>
+        <button
+          type="button"
+          title="Download the workspace's policies, destinations, escalation, on-call and silences as alerting.yaml"
+          onClick={() => void downloadConfiguration()}
+        >
+          Export configuration
+        </button>
         <button type="button" onClick={signOut}>
           Sign out
         </button>

@@ -1,7 +1,15 @@
-// Pieces every page uses: a data table with its column headers, and the failure of a form.
+// Pieces every page uses: a small table with its column headers, a time with its zone, and
+// the failure of a form. A list of resources is a DataTable (dataTable.tsx), which becomes
+// cards on a phone.
 import type { ComponentChildren, JSX } from 'preact';
+import { formatTime, type TimeOptions } from '../shared/time.js';
 import { ApiError, errorText } from './api.js';
 import type { ErrorDetail } from './openapi.js';
+
+/** A time in `zone`, which it names (formatTime): "Dec 1, 2026, 21:05 (Europe/Berlin)"; "–" for none. */
+export function Time({ at, zone, ...options }: { at: string | null | undefined; zone: string } & TimeOptions): JSX.Element {
+  return at ? <time dateTime={at}>{formatTime(at, zone, options)}</time> : <span>–</span>;
+}
 
 export interface Column {
   readonly label: string;
@@ -11,7 +19,7 @@ export interface Column {
   readonly hidden?: boolean;
 }
 
-/** A table whose columns are headed by `columns`; `children` are its body rows. */
+/** A small table (a few short columns, readable at 390 px) whose columns are headed by `columns`; `children` are its body rows. */
 export function Table({
   columns,
   children,

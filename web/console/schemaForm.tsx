@@ -1,11 +1,15 @@
 // A form built from a request body's JSON Schema, as the OpenAPI document states it: one
 // labelled control per property (a select for an enum, a checkbox for a boolean, a number
-// field for a number, a fieldset for an object), the property's description as help text, and
-// the API's validation errors shown next to the field they name. What the controls hold and
-// the body they make are in drafts.ts.
+// field for a number, a fieldset for an object), and the API's validation errors shown next
+// to the field they name. What a person reads is words: a field's label, help and option
+// labels come from the form's FieldWords (fieldWords.ts), else from the schema made readable
+// (humanize, forPeople, optionWords). What the controls hold and the body they make are in
+// drafts.ts.
 import type { ComponentChildren, JSX } from 'preact';
+import { browserZone } from '../shared/time.js';
 import { type Draft, type DraftValue, fieldsOf, humanize, type Include, isNullable, kindOf, mainType, NULL_OPTION, showAll } from './drafts.js';
 import type { ErrorDetail, JsonSchema } from './openapi.js';
+import { forPeople, optionWords } from './words.js';
 
 export interface WidgetProps {
   readonly id: string;
@@ -18,6 +22,22 @@ export interface WidgetProps {
 /** A control of its own for a field, by JSON Pointer (e.g. an event picker for /event_id). */
 export type Widgets = Readonly<Record<string, (props: WidgetProps) => JSX.Element>>;
 
+/** What a form says about one field instead of the schema's names and description. */
+export interface FieldWord {
+  readonly label?: string;
+  /** Help text under the control; '' for none. */
+  readonly help?: string;
+  /** Option labels of an enum (or a list of choices), by value. */
+  readonly options?: Readonly<Record<string, string>>;
+  /** The label of the option that sends null (default "None"). */
+  readonly none?: string;
+  /** The checkbox that switches an optional object on (default "Set <label>"). */
+  readonly toggle?: string;
+}
+
+/** A form's words, by JSON Pointer ('/no_data', '/recurrence/days'). */
+export type FieldWords = Readonly<Record<string, FieldWord>>;
+
 interface FormProps {
   readonly schema: JsonSchema;
   readonly draft: Draft;
@@ -28,6 +48,8 @@ interface FormProps {
   /** Which fields to show (all by default). */
   readonly include?: Include;
   readonly widgets?: Widgets;
+  readonly words?: FieldWords;
+  /** Labels by JSON Pointer: for a label that depends on the draft (the words' label otherwise). */
   readonly labels?: Readonly<Record<string, string>>;
 }
 
@@ -52,16 +74,20 @@ interface FieldProps extends Omit<FormProps, 'schema' | 'include'> {
   readonly required: boolean;
 }
 
-function Field({ name, schema: s, path, required, draft, onDraft, errors, idPrefix, widgets, labels, include }: FieldProps): JSX.Element {
+function Field({ name, schema: s, path, required, draft, onDraft, errors, idPrefix, widgets, words, labels, include }: FieldProps): JSX.Element {
   const id = `${idPrefix}${path.replace(/\//g, '-')}`;
-  const label = labels?.[path] ?? humanize(name);
+  const word = words?.[path] ?? {};
+  const kind = kindOf(s);
+  // A time typed into a form is in the browser's zone: the label names it.
+  const label = `${labels?.[path] ?? word.label ?? humanize(name)}${kind === 'datetime' ? ` (${browserZone()})` : ''}`;
+  const help = word.help ?? (s.description ? forPeople(s.description) : '');
+  const optionLabel = (value: string) => word.options?.[value] ?? optionWords(name, value);
   const error = errors.find((e) => e.path === path || e.path.startsWith(`${path}/`));
-  const helpId = s.description ? `${id}-help` : undefined;
+  const helpId = help ? `${id}-help` : undefined;
   const errorId = error ? `${id}-error` : undefined;
   const describedBy = [errorId, helpId].filter(Boolean).join(' ') || undefined;
   const value = draft[path];
   const set = (v: DraftValue) => onDraft({ ...draft, [path]: v });
-  const kind = kindOf(s);
   const notes = (
     <>
       {error && (
@@ -69,9 +95,9 @@ function Field({ name, schema: s, path, required, draft, onDraft, errors, idPref
           {error.message}
         </p>
       )}
-      {s.description && (
+      {help && (
         <p class="help" id={helpId}>
-          {s.description}
+          {help}
         </p>
       )}
     </>
@@ -106,7 +132,7 @@ function Field({ name, schema: s, path, required, draft, onDraft, errors, idPref
         {toggled && (
           <div class="field checkbox">
             <input id={id} type="checkbox" checked={on} onChange={(e) => set(e.currentTarget.checked)} />
-            <label for={id}>Set {label.toLowerCase()}</label>
+            <label for={id}>{word.toggle ?? `Set ${label.toLowerCase()}`}</label>
           </div>
         )}
         {on &&
@@ -125,6 +151,7 @@ function Field({ name, schema: s, path, required, draft, onDraft, errors, idPref
                 errors={errors}
                 idPrefix={idPrefix}
                 widgets={widgets}
+                words={words}
                 labels={labels}
               />
             ))}
@@ -166,7 +193,7 @@ function Field({ name, schema: s, path, required, draft, onDraft, errors, idPref
                   checked={chosen.includes(o)}
                   onChange={(e) => set(e.currentTarget.checked ? [...chosen, o] : chosen.filter((c) => c !== o))}
                 />
-                <label for={`${id}-${o}`}>{o}</label>
+                <label for={`${id}-${o}`}>{optionLabel(o)}</label>
               </span>
             );
           })}
@@ -180,13 +207,16 @@ function Field({ name, schema: s, path, required, draft, onDraft, errors, idPref
   const common = { id, 'aria-describedby': describedBy, 'aria-invalid': error ? true : undefined, 'aria-required': required || undefined };
   if (kind === 'enum') {
     const options = s.enum!.filter((v) => v !== null).map(String);
+    // Empty: not sent, so the service's default applies. A new resource's form starts at the
+    // documented default, an edit at the value read, so the empty choice shows only until one is made.
+    const offerEmpty = value === '';
     control = (
       <select {...common} value={typeof value === 'string' ? value : ''} onChange={(e) => set(e.currentTarget.value)}>
-        {(!required || value === '') && <option value="">{required ? 'Choose…' : '(default)'}</option>}
-        {isNullable(s) && <option value={NULL_OPTION}>none</option>}
+        {offerEmpty && <option value="">{required ? 'Choose…' : 'The service’s default'}</option>}
+        {isNullable(s) && <option value={NULL_OPTION}>{word.none ?? 'None'}</option>}
         {options.map((o) => (
           <option key={o} value={o}>
-            {o}
+            {optionLabel(o)}
           </option>
         ))}
       </select>
@@ -247,7 +277,7 @@ export function FormErrors({ message, details }: { message: string | null; detai
         <ul>
           {details.map((d) => (
             <li key={`${d.path}${d.message}`}>
-              {d.path ? `${d.path.slice(1)}: ` : ''}
+              {d.path ? `${humanize(d.path.split('/').pop() ?? '')}: ` : ''}
               {d.message}
             </li>
           ))}

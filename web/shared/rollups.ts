@@ -75,14 +75,3 @@ export function formatNumber(n: number | null | undefined): string {
   const abs = Math.abs(n);
   return (abs >= 1000 ? large : abs >= 1 || abs === 0 ? medium : small).format(n);
 }
-
-/** A bucket start as local time of the event's timezone. */
-export function formatBucket(iso: string, period: Period, timezone: string): string {
-  const options: Intl.DateTimeFormatOptions =
-    period === 'day' ? { dateStyle: 'medium' } : { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' };
-  try {
-    return new Intl.DateTimeFormat('en', { ...options, timeZone: timezone }).format(new Date(iso));
-  } catch {
-    return new Intl.DateTimeFormat('en', { ...options, timeZone: 'UTC' }).format(new Date(iso));
-  }
-}

@@ -8,10 +8,15 @@ import { failureOf, type FormFailure, noFailure } from '../components.js';
 import { navigate, useLoad } from '../hooks.js';
 import { hasRoute, type JsonSchema, requestSchema } from '../openapi.js';
 import { bodyFrom, type Draft, initialDraft, unplacedErrors } from '../drafts.js';
+import { browserZone } from '../../shared/time.js';
+import { Time } from '../components.js';
+import { DESTINATION_WORDS } from '../fieldWords.js';
 import { FormErrors, SchemaFields } from '../schemaForm.js';
-import type { DeliveryAttempt, Destination, PageProps, Policy } from '../types.js';
+import { type DeliveryAttempt, type Destination, destinationTarget, type PageProps, type Policy } from '../types.js';
 import { PolicyChoices } from '../widgets.js';
+import { capitalize, CHANNEL_NAMES } from '../words.js';
 import { DeliveryTable } from './alerts.js';
+import { ManagedNotice } from '../managed.js';
 
 /**
  * The channel-specific fields each channel uses. The schema lists the fields of every channel
@@ -34,10 +39,7 @@ const URL_LABELS: Readonly<Record<string, string>> = {
   webhook: 'Target URL',
 };
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '–');
-
-/** Where a destination sends, as the API shows it (secrets abbreviated). */
-const targetOf = (d: Destination) => d.url ?? (d.credentials?.chat_id !== undefined ? `chat ${String(d.credentials.chat_id)}` : '(workspace owner)');
+const channelName = (channel: string) => CHANNEL_NAMES[channel] ?? channel;
 
 export function DestinationsPage(props: PageProps): JSX.Element {
   const { route, doc } = props;
@@ -52,7 +54,7 @@ export function DestinationsPage(props: PageProps): JSX.Element {
         policies={policies.value ?? []}
         onCreated={(created) => {
           const secret = typeof created.signing_secret === 'string' ? created.signing_secret : undefined;
-          setNotice({ text: `The ${created.channel} destination was created.`, secret });
+          setNotice({ text: `The ${channelName(created.channel)} destination was created.`, secret });
           destinations.reload();
           navigate('#/destinations');
         }}
@@ -150,20 +152,21 @@ function DestinationCard({ destination: d, canRotate, reload }: { destination: D
       setMessage(errorText(err));
     }
   };
-  const name = `${d.channel} destination ${targetOf(d)}`;
+  const name = `${channelName(d.channel)} destination ${destinationTarget(d)}`;
   return (
     <article class="panel destination" aria-label={name}>
       <div class="panel-head">
         <h2>
-          {d.channel} <span class="muted target">{targetOf(d)}</span>
+          {capitalize(channelName(d.channel))} <span class="muted target">{destinationTarget(d)}</span>
         </h2>
         <span class={d.enabled ? 'status status-ok' : 'status'}>{d.enabled ? 'enabled' : 'disabled'}</span>
       </div>
+      <ManagedNotice kind="destinations" id={d.destination_id} version={d} />
       <dl class="facts-list">
         <dt>Scope</dt>
-        <dd>{d.scope === 'all' ? 'every alert' : `${d.policy_ids.length} policies`}</dd>
+        <dd>{d.scope === 'all' ? 'every alert' : `alerts of ${d.policy_ids.length} polic${d.policy_ids.length === 1 ? 'y' : 'ies'}`}</dd>
         <dt>Last delivered</dt>
-        <dd>{when(d.last_delivered_at)}</dd>
+        <dd>{d.last_delivered_at ? <Time at={d.last_delivered_at} zone={browserZone()} /> : 'not yet'}</dd>
         <dt>Last error</dt>
         <dd>{d.last_error ?? '–'}</dd>
       </dl>
@@ -185,7 +188,7 @@ function DestinationCard({ destination: d, canRotate, reload }: { destination: D
       {outcome && (
         <div class={outcome.ok ? 'test-outcome' : 'test-outcome error'} role="status">
           <p>{outcome.text}</p>
-          {outcome.alertId && <DeliveryTable attempts={attempts} error={null} />}
+          {outcome.alertId && <DeliveryTable attempts={attempts} error={null} zone={browserZone()} />}
         </div>
       )}
     </article>
@@ -238,7 +241,8 @@ function DestinationForm({
           idPrefix="destination"
           include={include}
           widgets={{ '/policy_ids': PolicyChoices(policies) }}
-          labels={{ '/url': URL_LABELS[channel] ?? 'URL', '/policy_ids': 'Policies', '/credentials/authorization': 'Authorization header value' }}
+          words={DESTINATION_WORDS}
+          labels={{ '/url': URL_LABELS[channel] ?? 'URL' }}
         />
         <div class="button-row">
           <button class="primary" type="submit" disabled={busy}>

@@ -3,32 +3,77 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, errorText, listAll } from '../api.js';
-import { Table, failureOf, type FormFailure, noFailure } from '../components.js';
+import { failureOf, type FormFailure, noFailure } from '../components.js';
+import { DataTable, type ListColumn } from '../dataTable.js';
 import { bodyFrom, type Draft, initialDraft, unplacedErrors } from '../drafts.js';
+import { ESCALATION_WORDS } from '../fieldWords.js';
 import { useLoad } from '../hooks.js';
 import { requestSchema } from '../openapi.js';
 import { FormErrors, SchemaFields, type WidgetProps } from '../schemaForm.js';
-import type { Destination, PageProps, Policy } from '../types.js';
+import { type Destination, destinationTarget, type PageProps, type Policy } from '../types.js';
+import { Picker } from '../widgets.js';
+import { CHANNEL_NAMES } from '../words.js';
+import type { Person } from './people.js';
 
 export interface EscalationPolicy {
   escalation_policy_id: string;
   name: string;
-  steps: { after_minutes: number; destination_ids: string[] }[];
+  steps: { after_minutes: number; destination_ids: string[]; schedule_ids: string[]; person_ids: string[] }[];
   repeat: number;
   policy_ids: string[];
 }
 
-type Step = { after_minutes: number | string; destination_ids: string[] };
+type TargetList = 'destination_ids' | 'schedule_ids' | 'person_ids';
+type Step = { after_minutes: number | string } & Record<TargetList, string[]>;
 
-const destinationName = (d: Destination) => `${d.channel}: ${d.url ?? d.destination_id.slice(0, 8)}`;
+/** What a step may page, by list: each choice's id and the words it is shown with. */
+export type StepChoices = Record<TargetList, readonly { id: string; label: string }[]>;
 
-/** The steps field (a JSON array in the draft) as rows: minutes and the destinations of each step. */
-function StepsEditor(destinations: readonly Destination[]) {
+const TARGET_WORDS: Record<TargetList, string> = {
+  destination_ids: 'Destinations',
+  schedule_ids: 'Whoever is on call in',
+  person_ids: 'People',
+};
+
+const destinationName = (d: Destination) => `${CHANNEL_NAMES[d.channel] ?? d.channel}: ${destinationTarget(d)}`;
+
+const emptyStep = (): Step => ({ after_minutes: 5, destination_ids: [], schedule_ids: [], person_ids: [] });
+const NEW_STEPS = JSON.stringify([emptyStep()]);
+
+/** One list of a step's targets as checkboxes (nothing shown when the workspace has none of them). */
+function TargetChoices(props: {
+  id: string;
+  legend: string;
+  choices: readonly { id: string; label: string }[];
+  chosen: string[];
+  onChange: (ids: string[]) => void;
+}) {
+  if (props.choices.length === 0) return null;
+  return (
+    <fieldset class="choices plain">
+      <legend>{props.legend}</legend>
+      {props.choices.map((c) => (
+        <span class="choice" key={c.id}>
+          <input
+            id={`${props.id}-${c.id}`}
+            type="checkbox"
+            checked={props.chosen.includes(c.id)}
+            onChange={(e) => props.onChange(e.currentTarget.checked ? [...props.chosen, c.id] : props.chosen.filter((x) => x !== c.id))}
+          />
+          <label for={`${props.id}-${c.id}`}>{c.label}</label>
+        </span>
+      ))}
+    </fieldset>
+  );
+}
+
+/** The steps field (a JSON array in the draft) as rows: minutes, then the destinations, schedules and people each step pages. */
+function StepsEditor(choices: StepChoices) {
   return ({ id, value, onChange, describedBy }: WidgetProps) => {
     let steps: Step[] = [];
     try {
       const parsed = JSON.parse(typeof value === 'string' && value !== '' ? value : '[]');
-      if (Array.isArray(parsed)) steps = parsed as Step[];
+      if (Array.isArray(parsed)) steps = (parsed as Partial<Step>[]).map((s) => ({ ...emptyStep(), ...s }));
     } catch {
       steps = [];
     }
@@ -50,33 +95,22 @@ function StepsEditor(destinations: readonly Destination[]) {
                 onInput={(e) => change(i, { ...step, after_minutes: e.currentTarget.value })}
               />
             </div>
-            <fieldset class="choices plain">
-              <legend>Destinations of step {i + 1}</legend>
-              {destinations.map((d) => (
-                <span class="choice" key={d.destination_id}>
-                  <input
-                    id={`${id}-${i}-${d.destination_id}`}
-                    type="checkbox"
-                    checked={step.destination_ids.includes(d.destination_id)}
-                    onChange={(e) =>
-                      change(i, {
-                        ...step,
-                        destination_ids: e.currentTarget.checked
-                          ? [...step.destination_ids, d.destination_id]
-                          : step.destination_ids.filter((x) => x !== d.destination_id),
-                      })
-                    }
-                  />
-                  <label for={`${id}-${i}-${d.destination_id}`}>{destinationName(d)}</label>
-                </span>
-              ))}
-            </fieldset>
+            {(['schedule_ids', 'person_ids', 'destination_ids'] as const).map((list) => (
+              <TargetChoices
+                key={list}
+                id={`${id}-${i}-${list}`}
+                legend={`${TARGET_WORDS[list]} (step ${i + 1})`}
+                choices={choices[list]}
+                chosen={step[list]}
+                onChange={(ids) => change(i, { ...step, [list]: ids })}
+              />
+            ))}
             <button type="button" onClick={() => set(steps.filter((_, j) => j !== i))}>
               Remove step {i + 1}
             </button>
           </fieldset>
         ))}
-        <button type="button" onClick={() => set([...steps, { after_minutes: 5, destination_ids: [] }])}>
+        <button type="button" onClick={() => set([...steps, emptyStep()])}>
           Add a step
         </button>
       </div>
@@ -88,19 +122,34 @@ export function EscalationPoliciesPage({ doc }: PageProps): JSX.Element {
   const list = useLoad(() => listAll<EscalationPolicy>('/v1.0/escalation-policies'), []);
   const destinations = useLoad(() => listAll<Destination>('/v1.0/destinations'), []);
   const policies = useLoad(() => listAll<Policy>('/v1.0/policies'), []);
+  const schedules = useLoad(() => listAll<{ schedule_id: string; name: string }>('/v1.0/schedules'), []);
+  const people = useLoad(() => listAll<Person>('/v1.0/people'), []);
   const schema = requestSchema(doc, 'post', '/v1.0/escalation-policies');
-  const [draft, setDraft] = useState<Draft>(() => (schema ? { ...initialDraft(schema), '/steps': '[{"after_minutes":5,"destination_ids":[]}]' } : {}));
+  const [draft, setDraft] = useState<Draft>(() => (schema ? { ...initialDraft(schema), '/steps': NEW_STEPS } : {}));
   const [failure, setFailure] = useState<FormFailure>(noFailure);
   const [message, setMessage] = useState<string | null>(null);
   const titles = new Map((policies.value ?? []).map((p) => [p.policy_id, p.title]));
-  const names = new Map((destinations.value ?? []).map((d) => [d.destination_id, destinationName(d)]));
+  const choices: StepChoices = {
+    destination_ids: (destinations.value ?? []).map((d) => ({ id: d.destination_id, label: destinationName(d) })),
+    schedule_ids: (schedules.value ?? []).map((x) => ({ id: x.schedule_id, label: x.name })),
+    person_ids: (people.value ?? []).map((p) => ({ id: p.person_id, label: p.name })),
+  };
+  const loaded = destinations.value && schedules.value && people.value;
+  const names = new Map(
+    [...choices.destination_ids, ...choices.schedule_ids.map((c) => ({ ...c, label: `whoever is on call in ${c.label}` })), ...choices.person_ids].map((c) => [
+      c.id,
+      c.label,
+    ]),
+  );
+  const stepWords = (s: EscalationPolicy['steps'][number]) =>
+    [...s.schedule_ids, ...s.person_ids, ...s.destination_ids].map((id) => (loaded ? (names.get(id) ?? 'something deleted') : '…')).join(', ');
   const create = async (e: Event) => {
     e.preventDefault();
     if (!schema) return;
     try {
       await api('POST', '/v1.0/escalation-policies', bodyFrom(schema, draft, 'create'));
       setFailure(noFailure);
-      setDraft({ ...initialDraft(schema), '/steps': '[{"after_minutes":5,"destination_ids":[]}]' });
+      setDraft({ ...initialDraft(schema), '/steps': NEW_STEPS });
       setMessage('The escalation policy was created.');
       list.reload();
     } catch (err) {
@@ -116,38 +165,44 @@ export function EscalationPoliciesPage({ doc }: PageProps): JSX.Element {
       setMessage(errorText(err));
     }
   };
+  const columns: ListColumn<EscalationPolicy>[] = [
+    { label: 'Name', role: 'title', cell: (p) => p.name },
+    {
+      label: 'Steps',
+      cell: (p) => (
+        <ol class="plain">
+          {p.steps.map((s, i) => (
+            <li key={i}>
+              after {s.after_minutes} min: {stepWords(s)}
+            </li>
+          ))}
+        </ol>
+      ),
+    },
+    { label: 'Repeats', cell: (p) => (p.repeat === 0 ? 'once through' : `${p.repeat} more time${p.repeat === 1 ? '' : 's'}`) },
+    { label: 'Used by', cell: (p) => (p.policy_ids.length === 0 ? 'no policy' : p.policy_ids.map((id) => titles.get(id) ?? '…').join(', ')) },
+    {
+      label: 'Actions',
+      role: 'actions',
+      hiddenLabel: true,
+      cell: (p) => (
+        <button type="button" class="danger" onClick={() => void remove(p)} aria-label={`Delete ${p.name}`}>
+          Delete
+        </button>
+      ),
+    },
+  ];
   return (
     <section aria-labelledby="escalation-heading">
       <h1 id="escalation-heading">Escalation policies</h1>
-      <p class="muted">While an alert stays triggered, each step notifies its destinations; acknowledging the alert stops the chain.</p>
+      <p class="muted">
+        While an alert stays triggered, each step pages whoever is on call in its schedules, its people and its destinations; acknowledging the alert stops the
+        chain.
+      </p>
       <p role="status">{message}</p>
       {list.error ? <p role="alert">{errorText(list.error)}</p> : null}
       {list.value && list.value.length === 0 && <p>No escalation policies.</p>}
-      {list.value && list.value.length > 0 && (
-        <Table columns={['Name', 'Steps', 'Repeats', 'Used by', { label: 'Actions', hidden: true }]}>
-          {list.value.map((p) => (
-            <tr key={p.escalation_policy_id}>
-              <td>{p.name}</td>
-              <td>
-                <ol class="plain">
-                  {p.steps.map((s, i) => (
-                    <li key={i}>
-                      after {s.after_minutes} min: {s.destination_ids.map((id) => names.get(id) ?? id).join(', ')}
-                    </li>
-                  ))}
-                </ol>
-              </td>
-              <td>{p.repeat}</td>
-              <td>{p.policy_ids.length === 0 ? '–' : p.policy_ids.map((id) => titles.get(id) ?? id).join(', ')}</td>
-              <td>
-                <button type="button" class="danger" onClick={() => void remove(p)} aria-label={`Delete ${p.name}`}>
-                  Delete
-                </button>
-              </td>
-            </tr>
-          ))}
-        </Table>
-      )}
+      {list.value && list.value.length > 0 && <DataTable columns={columns} rows={list.value} rowKey={(p) => p.escalation_policy_id} className="escalation" />}
       {schema && (
         <form class="schema-form panel" onSubmit={create} noValidate aria-labelledby="new-escalation-heading">
           <h2 id="new-escalation-heading">New escalation policy</h2>
@@ -158,7 +213,8 @@ export function EscalationPoliciesPage({ doc }: PageProps): JSX.Element {
             onDraft={setDraft}
             errors={failure.details}
             idPrefix="escalation"
-            widgets={{ '/steps': StepsEditor(destinations.value ?? []) }}
+            widgets={{ '/steps': StepsEditor(choices) }}
+            words={ESCALATION_WORDS}
           />
           <button class="primary" type="submit">
             Create escalation policy
@@ -170,21 +226,8 @@ export function EscalationPoliciesPage({ doc }: PageProps): JSX.Element {
 }
 
 /** A select of the workspace's escalation policies, for a policy's escalation_policy_id ("" = none). */
-export function EscalationPicker(escalationPolicies: readonly EscalationPolicy[]) {
-  return ({ id, value, onChange, describedBy, invalid }: WidgetProps) => (
-    <select
-      id={id}
-      value={typeof value === 'string' ? value : ''}
-      onChange={(e) => onChange(e.currentTarget.value)}
-      aria-describedby={describedBy}
-      aria-invalid={invalid || undefined}
-    >
-      <option value="">None</option>
-      {escalationPolicies.map((p) => (
-        <option key={p.escalation_policy_id} value={p.escalation_policy_id}>
-          {p.name}
-        </option>
-      ))}
-    </select>
+export const EscalationPicker = (escalationPolicies: readonly EscalationPolicy[]) =>
+  Picker(
+    escalationPolicies.map((p) => ({ value: p.escalation_policy_id, label: p.name })),
+    'None',
   );
-}

@@ -1,15 +1,16 @@
-// The chart of an event's rollups (minute, hour or day buckets, a measure of each), also as
-// a table, refreshed every 30 seconds.
+// The chart of an event's rollups (minute, hour or day buckets, a measure of each) over a
+// range that fits the data, which its caption states, also as a table, refreshed every 30 seconds.
 import type { JSX } from 'preact';
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { measureLabel, RollupChart } from '../../shared/rollupChart.js';
-import { formatBucket, formatNumber, MEASURES, measureOf, PERIOD_SECONDS, PERIODS, type Measure, type Period } from '../../shared/rollups.js';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { measureLabel, RollupChart, rollupRange, rollupRangeText } from '../../shared/rollupChart.js';
+import { formatNumber, MEASURES, measureOf, PERIODS, type Measure, type Period } from '../../shared/rollups.js';
+import { formatBucketStart } from '../../shared/time.js';
 import { api, errorText } from '../api.js';
 import { Table } from '../components.js';
 import { useInterval, useLoad } from '../hooks.js';
 import type { EventDefinition, RollupItem } from '../types.js';
 
-/** How many of the newest buckets the chart shows: 4 hours of minutes, a week of hours, 90 days. */
+/** How many of the newest buckets the chart reads at most: 4 hours of minutes, a week of hours, 90 days. */
 const CHART_ITEMS: Record<Period, number> = { minute: 240, hour: 168, day: 90 };
 const PERIOD_LABELS: Record<Period, string> = { minute: 'Minutes', hour: 'Hours', day: 'Days' };
 
@@ -41,6 +42,8 @@ export function RollupPanel({ event, onLoaded }: { event: EventDefinition; onLoa
     if (items.value || items.error) onLoaded();
   }, [items.value, items.error, onLoaded]);
   useInterval(items.reload, 30_000);
+  // The range is fixed with the data it fits (a refresh brings both), not at every render.
+  const range = useMemo(() => (items.value ? rollupRange(items.value, period) : null), [items.value, period]);
   const container = useRef<HTMLDivElement>(null);
   const chart = useRef<RollupChart | null>(null);
   // Layout effects: the chart is drawn with the render that brings its data, not a frame later.
@@ -49,16 +52,8 @@ export function RollupPanel({ event, onLoaded }: { event: EventDefinition; onLoa
     return () => chart.current?.destroy();
   }, []);
   useLayoutEffect(() => {
-    if (items.value)
-      chart.current?.show({
-        items: items.value,
-        period,
-        measure,
-        unit: event.unit,
-        timezone: event.timezone,
-        span: CHART_ITEMS[period] * PERIOD_SECONDS[period],
-      });
-  }, [items.value, measure, event.unit, event.timezone, period]);
+    if (items.value && range) chart.current?.show({ items: items.value, period, measure, unit: event.unit, timezone: event.timezone, range });
+  }, [items.value, range, measure, event.unit, event.timezone, period]);
   const sorted = [...(items.value ?? [])].reverse();
   return (
     <section class="panel" aria-labelledby="rollup-heading">
@@ -84,6 +79,7 @@ export function RollupPanel({ event, onLoaded }: { event: EventDefinition; onLoa
         </div>
       </div>
       <div class="chart" ref={container} aria-hidden="true" data-buckets={items.value?.length} />
+      {range && items.value && items.value.length > 0 && <p class="muted chart-range">{rollupRangeText(range, period, event.timezone)}</p>}
       {items.error ? <p role="alert">{errorText(items.error)}</p> : null}
       {items.value && items.value.length === 0 && <p>No logs in this period yet.</p>}
       {items.value && items.value.length > 0 && (
@@ -94,7 +90,7 @@ export function RollupPanel({ event, onLoaded }: { event: EventDefinition; onLoa
           <Table columns={[`Bucket (${event.timezone})`, { label: 'Count', numeric: true }, { label: measureLabel(measure), numeric: true }]}>
             {sorted.slice(-60).map((item) => (
               <tr key={item.occurred_at}>
-                <td>{formatBucket(item.occurred_at, period, event.timezone)}</td>
+                <td>{formatBucketStart(item.occurred_at, period, event.timezone, { withoutZone: true })}</td>
                 <td class="number">{formatNumber(item.count)}</td>
                 <td class="number">{formatNumber(measureOf(item, measure))}</td>
               </tr>

@@ -6,7 +6,7 @@ import { useLoad } from '../hooks.js';
 import type { EventDefinition, WindowComparison } from '../types.js';
 
 /** The ten comparisons the analytics route supports. */
-const COMPARISONS: readonly [string, string, string][] = [
+export const COMPARISONS: readonly [string, string, string][] = [
   ['1h', 'previous_window', 'This hour vs the previous hour'],
   ['1h', 'previous_1d', 'This hour vs the same hour yesterday'],
   ['1h', 'previous_7d', 'This hour vs the same hour 7 days ago'],
@@ -25,7 +25,7 @@ const ROWS = [
   ['Mean', 'current_mean', 'previous_mean', 'mean_pct_change'],
 ] as const;
 
-function percent(n: number | null | undefined): string {
+export function percent(n: number | null | undefined): string {
   if (n === null || n === undefined) return '–';
   return `${n > 0 ? '+' : ''}${formatNumber(n)} %`;
 }

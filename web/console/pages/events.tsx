@@ -6,6 +6,7 @@ import { eventName, eventSource, type EventDefinition, type PageProps } from '..
 import { RollupPanel } from './eventChart.js';
 import { Comparisons } from './eventComparisons.js';
 import { Sharing } from './eventSharing.js';
+import { fleetHref } from './fleets.js';
 
 export function EventsPage({ events, reloadEvents, route }: PageProps): JSX.Element {
   const [filter, setFilter] = useState('');
@@ -61,7 +62,7 @@ function EventDetail({ event, reloadEvents }: { event: EventDefinition; reloadEv
       <h2 id="event-heading">{eventName(event)}</h2>
       <p class="muted">
         {eventSource(event)}
-        {event.unit ? ` · unit: ${event.unit}` : ''} · timezone: {event.timezone}
+        {event.unit ? ` · unit: ${event.unit}` : ''} · timezone: {event.timezone} · <a href={fleetHref(event.event)}>{event.event} across its agents</a>
       </p>
       {event.description && <p>{event.description}</p>}
       <RollupPanel event={event} onLoaded={onChartLoaded} />
