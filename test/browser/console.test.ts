@@ -4,7 +4,7 @@
 // run in order on one page, like a session.
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { launchBrowser, timeToFirstChart, type TestBrowser } from '../helpers/browser.js';
+import { browserSuiteHooks, launchBrowser, timeToFirstChart, type TestBrowser } from '../helpers/browser.js';
 import { FakeHttpServer } from '../helpers/fakeProviders.js';
 import { eventIdOf, sendLogs } from '../helpers/logs.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -39,15 +39,11 @@ describe('console (Chromium)', function () {
     ]);
     page = await browser.newPage();
   });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed')
-      process.stdout.write(`    screenshots: ${(await browser.screenshots(this.currentTest.fullTitle())).join(', ')}\n`);
-  });
-  after(async () => {
-    await browser?.close();
-    await svc?.close();
-    await sink?.close();
-  });
+  browserSuiteHooks(
+    () => browser,
+    () => svc,
+    () => sink,
+  );
 
   const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name }).click();
 
@@ -93,7 +89,7 @@ describe('console (Chromium)', function () {
     await page.getByLabel('Channel').selectOption('webhook');
     await page.getByLabel('Target URL').fill('not a url');
     // The grouping and template fields come from the OpenAPI document; a template naming an unknown variable is refused beside its field.
-    await page.getByLabel('Group window seconds').waitFor();
+    await page.getByLabel('Group window (seconds)').waitFor();
     await page.getByLabel('Body template').waitFor();
     await page.getByLabel('Title template').fill('{{severity}}: {{alert.titel}}');
     await page.getByRole('button', { name: 'Create destination' }).click();
@@ -127,14 +123,14 @@ describe('console (Chromium)', function () {
     await page.getByLabel(/^Threshold/).fill('1000');
     await page.getByLabel('Severity').selectOption('critical');
     // A rule option from the API's schema, and the preview on history before creating.
-    await page.getByLabel('Pending buckets').fill('1');
+    await page.getByLabel('Breaching buckets in a row').fill('1');
     await page.getByRole('button', { name: 'Preview' }).click();
-    await page.getByText(/^0 alerts over [\d,]+ buckets evaluated\.$/).waitFor();
+    await page.getByText(/^0 alerts over [\d,]+ buckets evaluated, from .+ \(UTC\) to .+ \(UTC\)\.$/).waitFor();
     await page.getByRole('button', { name: 'Create policy' }).click();
     const row = page.getByRole('row').filter({ hasText: 'Checkout too slow' });
     await row.waitFor();
     expect(await row.textContent())
-      .to.include('max > 1,000 per minute')
+      .to.include('maximum > 1,000 per minute')
       .and.include('enabled');
 
     // A breaching log: the open minute's max can only grow, so the worker raises at once.
@@ -149,7 +145,7 @@ describe('console (Chromium)', function () {
 
     await alertRow.getByRole('link', { name: 'Checkout too slow' }).click();
     const history = page.locator('table.deliveries');
-    await history.locator('tbody tr').filter({ hasText: 'alert.triggered' }).filter({ hasText: 'delivered' }).waitFor();
+    await history.locator('tbody tr').filter({ hasText: 'alert raised' }).filter({ hasText: 'delivered' }).waitFor();
 
     await page.getByRole('button', { name: 'Acknowledge Checkout too slow' }).click();
     await alertRow.filter({ hasText: 'acknowledged' }).waitFor();
@@ -159,6 +155,6 @@ describe('console (Chromium)', function () {
     // Resolving notifies: the history shows that delivery too.
     await sink.waitForRequests(3);
     await page.getByRole('button', { name: 'Refresh' }).click();
-    await history.locator('tbody tr').filter({ hasText: 'alert.resolved' }).filter({ hasText: 'delivered' }).waitFor();
+    await history.locator('tbody tr').filter({ hasText: 'alert resolved' }).filter({ hasText: 'delivered' }).waitFor();
   });
 });

@@ -5,7 +5,7 @@
 // alert's delivery history. An escalation "minute" is 100 ms here, so the chain runs in a second.
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { browserSuiteHooks, launchBrowser, type TestBrowser } from '../helpers/browser.js';
 import { FakeHttpServer } from '../helpers/fakeProviders.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -41,15 +41,11 @@ describe('escalation and acknowledge links (Chromium)', function () {
     expect((await svc.request('POST', '/v1.0/events', { token, body: { agent: 'shop', event: 'orders.placed' } })).status).to.equal(201);
     page = await browser.newPage();
   });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed')
-      process.stdout.write(`    screenshots: ${(await browser.screenshots(this.currentTest.fullTitle())).join(', ')}\n`);
-  });
-  after(async () => {
-    await browser?.close();
-    await svc?.close();
-    await sink?.close();
-  });
+  browserSuiteHooks(
+    () => browser,
+    () => svc,
+    () => sink,
+  );
 
   const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name }).click();
 
@@ -127,6 +123,6 @@ describe('escalation and acknowledge links (Chromium)', function () {
       const step = history.getByRole('row').filter({ hasText: `escalation step 1 of 1, round ${round}` });
       await step.filter({ hasText: 'delivered' }).waitFor();
     }
-    await history.getByRole('row').filter({ hasText: 'alert.triggered' }).waitFor();
+    await history.getByRole('row').filter({ hasText: 'alert raised' }).waitFor();
   });
 });

@@ -57,7 +57,7 @@ describe('share page (Chromium)', function () {
     expect(await page.locator('.chart canvas').count()).to.be.greaterThan(0);
     expect(await page.locator('h1').textContent()).to.equal('Queue depth');
     // The newest minute holds the log of a minute ago: 10 jobs.
-    expect(await summary(page)).to.match(/^Latest minute \(.+\): average 10 jobs over 1 log\.$/);
+    expect(await summary(page)).to.match(/^Latest minute, .+ \(UTC\): average 10 jobs over 1 log\.$/);
 
     await page.getByRole('button', { name: 'Hours' }).click();
     expect(await page.getByRole('button', { name: 'Hours' }).getAttribute('aria-pressed')).to.equal('true');

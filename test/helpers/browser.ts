@@ -32,13 +32,19 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(): Promise<TestBrowser> {
+export interface BrowserOptions {
+  /** The browser's own time zone (an IANA name); the machine's by default. */
+  readonly timezoneId?: string;
+}
+
+export async function launchBrowser(options: BrowserOptions = {}): Promise<TestBrowser> {
   const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'alertmon-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: chromiumPath,
     headless: true,
     args: FLAGS,
     viewport: { width: 1280, height: 900 },
+    ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
   });
   // A persistent context opens with a blank page; each test opens its own.
   for (const blank of context.pages()) await blank.close();
@@ -76,4 +82,21 @@ export async function timeToFirstChart(page: Page, timeoutMs = 30_000): Promise<
     if (Date.now() > deadline) throw new Error('no chart was drawn');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * The hooks of a browser suite: after a failed test, a screenshot of each open page (its
+ * files printed); after the suite, what it opened closed, in order. Getters, as the suite's
+ * variables are set in its `before`.
+ */
+export function browserSuiteHooks(browser: () => TestBrowser | undefined, ...opened: (() => { close(): Promise<unknown> } | undefined)[]): void {
+  afterEach(async function () {
+    const current = browser();
+    if (this.currentTest?.state === 'failed' && current)
+      process.stdout.write(`    screenshots: ${(await current.screenshots(this.currentTest.fullTitle())).join(', ')}\n`);
+  });
+  after(async () => {
+    await browser()?.close();
+    for (const thing of opened) await thing()?.close();
+  });
 }

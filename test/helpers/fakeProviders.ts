@@ -21,10 +21,14 @@ export interface ScriptedAnswer {
   readonly headers?: Record<string, string>;
 }
 
+/** An answer made from the request it answers (a receiver that echoes what it got). */
+export type AnswerOf = (request: RecordedRequest) => ScriptedAnswer;
+
 export class FakeHttpServer {
   readonly requests: RecordedRequest[] = [];
-  private readonly script: ScriptedAnswer[] = [];
+  private readonly script: (ScriptedAnswer | AnswerOf)[] = [];
   private waiters: (() => void)[] = [];
+  private toHang = 0;
 
   private constructor(
     private readonly server: http.Server,
@@ -46,8 +50,13 @@ export class FakeHttpServer {
   }
 
   /** The next requests get these answers, in order; then the fallback again. */
-  answerNext(...answers: ScriptedAnswer[]): void {
+  answerNext(...answers: (ScriptedAnswer | AnswerOf)[]): void {
     this.script.push(...answers);
+  }
+
+  /** The next `count` requests are recorded and never answered (until close): sends held on the wire. */
+  hangNext(count: number): void {
+    this.toHang += count;
   }
 
   private handle(req: http.IncomingMessage, body: string, res: http.ServerResponse): void {
@@ -57,8 +66,15 @@ export class FakeHttpServer {
     } catch {
       // not JSON
     }
-    this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json, at: Date.now() });
-    const answer = this.script.shift() ?? this.fallback;
+    const recorded = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json, at: Date.now() };
+    this.requests.push(recorded);
+    if (this.toHang > 0) {
+      this.toHang -= 1;
+      for (const wake of this.waiters.splice(0)) wake();
+      return;
+    }
+    const next = this.script.shift() ?? this.fallback;
+    const answer = typeof next === 'function' ? next(recorded) : next;
     const text = answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
     res.writeHead(answer.status, { 'content-type': typeof answer.body === 'object' ? 'application/json' : 'text/plain', ...answer.headers });
     res.end(text);

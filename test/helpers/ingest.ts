@@ -1,9 +1,11 @@
 // Ingest below HTTP, for tests that write records at chosen instants (the API accepts only
 // the last 30 days): an ingestor built the one way the service builds it (openIngestor),
-// with a journal of its own and its own cache of event timezones, as another process has.
+// with a journal of its own, its own cache of event timezones and its own series labeller,
+// as another process has.
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
+import { SeriesLabeller } from '../../src/dimensions/seriesLabeller.js';
 import { EventDirectory } from '../../src/events/eventDirectory.js';
 import { prepareBatch, type NewLogRecord } from '../../src/ingest/journaledBatch.js';
 import type { Ingestor } from '../../src/ingest/ingestor.js';
@@ -26,7 +28,10 @@ export async function openTestIngestor(stores: Stores, options: TestIngestorOpti
   const journalDir = options.journalDir ?? mkdtempSync(path.join(testRoot, 'journal-'));
   const config = loadConfig({ ...options.env, JOURNAL_DIR: journalDir });
   const directory = new EventDirectory(stores.postgres, config.events.maxDefinitionsPerWorkspace);
-  const ingestor = await openIngestor(config, stores, directory, options.metrics ?? createMetrics(), createLogger('silent'));
+  const metrics = options.metrics ?? createMetrics();
+  const logger = createLogger('silent');
+  const series = new SeriesLabeller(stores.postgres, config.dimensions.maxSeries, metrics, logger);
+  const ingestor = await openIngestor(config, stores, directory, metrics, logger, series);
   return { ingestor, journalDir };
 }
 

@@ -2,77 +2,73 @@ import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../../src/paths.js';
+import { domainGraph, layoutProblems, type LayoutRules } from '../helpers/importGraph.js';
 
 const srcDir = path.join(projectRoot, 'src');
+const fixtureDir = path.join(projectRoot, 'test', 'fixtures', 'layout');
 
-function tsFilesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
-    .map((e) => path.join(e.parentPath, e.name));
-}
+/**
+ * The layering of src/ (docs/development.md, Layout and Conventions). The shared layer is
+ * what every domain stands on, and it stands on no domain: configuration, logging, metrics,
+ * errors, ids, link tokens, pages, paths, redaction, the background task helper, the public
+ * links, and the stores. The composition roots build the services from the domains and start them.
+ */
+const RULES: LayoutRules = {
+  shared: [
+    'backgroundTask.ts',
+    'config.ts',
+    'errors.ts',
+    'ids.ts',
+    'linkTokens.ts',
+    'logger.ts',
+    'metrics.ts',
+    'movableMemory.ts',
+    'page.ts',
+    'paths.ts',
+    'publicLinks.ts',
+    'redaction.ts',
+    'stores/',
+  ],
+  roots: ['app.ts', 'main.ts', 'service.ts', 'services.ts', 'workerTasks.ts'],
+  http: 'http',
+};
 
-/** Files a module imports or re-exports (relative specifiers, resolved), type-only imports included. */
-function importedFiles(file: string): string[] {
-  return [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)]
-    .map(([, spec]) => spec!)
-    .filter((spec) => spec.startsWith('.'))
-    .map((spec) => path.resolve(path.dirname(file), spec));
-}
-
-/** The folder directly under src/ that holds `file`, or null for src/'s own files. */
-function domainOf(file: string): string | null {
-  const [first, ...rest] = path.relative(srcDir, file).split(path.sep);
-  return rest.length > 0 && first !== '..' ? first! : null;
-}
-
-const domains = () => readdirSync(srcDir, { withFileTypes: true }).filter((e) => e.isDirectory());
-
-/** Domain → the other domains its modules import, with one importing file per edge. */
-function domainGraph(): Map<string, Map<string, string>> {
-  const graph = new Map<string, Map<string, string>>();
-  for (const domain of domains()) {
-    const edges = new Map<string, string>();
-    for (const file of tsFilesUnder(path.join(srcDir, domain.name))) {
-      for (const target of importedFiles(file).map(domainOf)) {
-        if (target !== null && target !== domain.name && !edges.has(target)) edges.set(target, path.relative(projectRoot, file));
-      }
-    }
-    graph.set(domain.name, edges);
-  }
-  return graph;
-}
-
-/** Every cycle of the graph, each shown once from its smallest name ("a → b (a/x.ts) → a"). */
-function cyclesOf(graph: ReadonlyMap<string, ReadonlyMap<string, string>>): string[] {
-  const cycles = new Set<string>();
-  const walk = (start: string, node: string, trail: string[], seen: Set<string>) => {
-    for (const [next, via] of graph.get(node) ?? []) {
-      const step = [...trail, `${node} → ${next} (${via})`];
-      if (next === start) cycles.add(step.join(', '));
-      // Only cycles whose smallest member is `start`, so each is reported once.
-      else if (next > start && !seen.has(next)) walk(start, next, step, new Set([...seen, next]));
-    }
-  };
-  for (const start of [...graph.keys()].sort()) walk(start, start, [], new Set([start]));
-  return [...cycles];
-}
-
-// Domain code must run without HTTP (workers, scripts): the layering the README's Layout describes.
+// Domain code must run without HTTP (workers, scripts), each domain stands on the ones below
+// it, and the shared layer on no domain: a loop or an arrow back up would mean neither side
+// can be understood, tested or moved without the other.
 describe('layout', () => {
-  it('has no module under src/<domain>/ import from src/http/', () => {
-    const names = domains()
-      .map((d) => d.name)
-      .filter((name) => name !== 'http');
-    expect(names).to.include.members(['events', 'ingest', 'analytics']);
-    const offenders = names
-      .flatMap((name) => tsFilesUnder(path.join(srcDir, name)))
-      .filter((file) => importedFiles(file).some((target) => domainOf(target) === 'http'))
-      .map((file) => path.relative(projectRoot, file));
-    expect(offenders).to.deep.equal([]);
+  const problems = layoutProblems(srcDir, RULES);
+
+  it('places every file directly under src/ in the shared layer or among the composition roots', () => {
+    expect(problems.unplaced).to.deep.equal([]);
   });
 
-  // Each domain stands on the ones below it; a loop would mean neither can be understood,
-  // tested or moved without the other.
+  it('has no module under src/<domain>/ import from src/http/', () => {
+    expect(problems.intoHttp).to.deep.equal([]);
+  });
+
+  it('has no import from the shared layer up into a domain', () => {
+    expect(problems.backArrows).to.deep.equal([]);
+  });
+
+  it('has no import loop between files, type-only imports included', () => {
+    expect(problems.fileCycles).to.deep.equal([]);
+  });
+
+  it('has no import loop between the folders under src/', () => {
+    expect(domainGraph(srcDir).get('analytics')?.has('events'), 'the check sees imports between domains').to.equal(true);
+    expect(problems.domainCycles).to.deep.equal([]);
+  });
+
+  it('finds each kind of problem in a tree that has them (test/fixtures/layout)', () => {
+    const found = layoutProblems(fixtureDir, RULES);
+    expect(found.unplaced).to.deep.equal(['helpers.ts']);
+    expect(found.intoHttp).to.deep.equal(['alerts/store.ts → http/routes.ts']);
+    expect(found.backArrows).to.deep.equal(['config.ts → alerts/model.ts']);
+    expect(found.fileCycles).to.deep.equal(['alerts/model.ts → alerts/store.ts → alerts/model.ts']);
+    expect(found.domainCycles).to.deep.equal(['alerts → http (alerts/store.ts), http → alerts (http/routes.ts)']);
+  });
+
   // The rules live in the README and docs/; a comment that cites a document outside the
   // repository sends its reader nowhere.
   it('cites no document outside the repository', () => {
@@ -84,11 +80,5 @@ describe('layout', () => {
       .concat(path.join(projectRoot, 'README.md'));
     const citing = files.filter((file) => outside.test(readFileSync(file, 'utf8'))).map((file) => path.relative(projectRoot, file));
     expect(citing).to.deep.equal([]);
-  });
-
-  it('has no import loop between the folders under src/', () => {
-    const graph = domainGraph();
-    expect(graph.get('analytics')?.has('events'), 'the check sees imports between domains').to.equal(true);
-    expect(cyclesOf(graph)).to.deep.equal([]);
   });
 });

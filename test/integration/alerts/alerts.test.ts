@@ -4,6 +4,7 @@ import { baseMinute, createEvent, createPolicy, IDLE_WORKER_ENV, ingestAt, MINUT
 import type { Json } from '../../helpers/http.js';
 import { PresentedAlertList } from '../../../src/alerts/presentedList.js';
 import type { Queryable } from '../../../src/stores/postgres.js';
+import { labelsFingerprint } from '../../../src/labels/labels.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -79,6 +80,9 @@ describe('alerts API', function () {
       alerted_at: null,
     });
     expect(read.body.triggered_at).to.match(ISO_MS);
+    // A policy on one event definition labels its alerts with the agent.
+    expect(read.body.labels).to.deep.equal({ agent: 'api' });
+    expect(read.body.fingerprint).to.equal(labelsFingerprint({ agent: 'api' }));
   });
 
   it('acknowledges, resolves and archives per the transition table; a repeat answers 200 unchanged, any other move 409', async () => {

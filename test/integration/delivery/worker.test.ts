@@ -176,7 +176,7 @@ describe('delivery worker', function () {
 describe('delivery worker across a restart', function () {
   this.timeout(90_000);
 
-  it('re-sends, once, an attempt whose worker died between claim and record', async () => {
+  it('re-sends, once, as an attempt of its own, an attempt whose worker died between claim and record', async () => {
     const sink = await FakeHttpServer.start();
     const svc = await startTestService({ env: { ...WORKER_ENV, ROLE: 'api' } });
     const deps = svc.services.delivery;
@@ -197,8 +197,12 @@ describe('delivery worker across a restart', function () {
       await sink.waitForRequests(1);
       await new Promise((r) => setTimeout(r, 800));
       expect(sink.requests).to.have.length(1);
+      // The claimed attempt is closed as interrupted (whether it reached the receiver is unknown); the re-send is attempt 2.
       const attempts = (await svc.request('GET', `/v1.0/alerts/${alertId}/deliveries`, { token })).body;
-      expect(attempts.map((a: Attempt) => [a.attempt, a.status])).to.deep.equal([[1, 'delivered']]);
+      expect(attempts.map((a: Attempt) => [a.attempt, a.status])).to.deep.equal([
+        [2, 'delivered'],
+        [1, 'interrupted'],
+      ]);
     } finally {
       await worker.stop();
       await svc.close();

@@ -3,6 +3,7 @@
 // local fakes, and alerts raised "now" through POST /policies/:id/evaluate.
 import type { AlertJson } from '../../../src/alerts/model.js';
 import { runDueEscalations } from '../../../src/escalation/chain.js';
+import type { EscalationPosition } from '../../../src/notifications/model.js';
 import type { TestService } from '../../helpers/service.js';
 
 export const MINUTE = 60_000;
@@ -83,7 +84,7 @@ export function cycleAt(svc: TestService, alert: AlertJson, msAfter: number) {
 }
 
 export interface EscalatedRow {
-  alert: AlertJson & { escalation: { step: number; of: number; round: number } };
+  alert: AlertJson & { escalation: EscalationPosition };
   destination_ids: string[];
   created_at: Date;
 }

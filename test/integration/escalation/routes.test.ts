@@ -33,7 +33,7 @@ describe('escalation policies (routes)', function () {
     const created = await svc.request('POST', path, { token, body: valid() });
     expect(created.status, created.text).to.equal(201);
     expect(created.body).to.include({ name: 'Night shift', repeat: 2 });
-    expect(created.body.steps).to.deep.equal([{ after_minutes: 5, destination_ids: [dest] }]);
+    expect(created.body.steps).to.deep.equal([{ after_minutes: 5, destination_ids: [dest], schedule_ids: [], person_ids: [] }]);
     expect(created.body.policy_ids).to.deep.equal([]);
     expect(created.body.created_at).to.match(/Z$/);
     const id = created.body.escalation_policy_id;
@@ -60,7 +60,8 @@ describe('escalation policies (routes)', function () {
       [{ ...valid(), steps: [{ after_minutes: 0, destination_ids: [dest] }] }, '/steps/0/after_minutes'],
       [{ ...valid(), steps: [{ after_minutes: 1441, destination_ids: [dest] }] }, '/steps/0/after_minutes'],
       [{ ...valid(), steps: [{ after_minutes: 1.5, destination_ids: [dest] }] }, '/steps/0/after_minutes'],
-      [{ ...valid(), steps: [{ after_minutes: 1, destination_ids: [] }] }, '/steps/0/destination_ids'],
+      // A step with no target at all (steps naming schedules and people: onCallSteps.test.ts).
+      [{ ...valid(), steps: [{ after_minutes: 1, destination_ids: [] }] }, '/steps/0'],
       [{ ...valid(), steps: [{ after_minutes: 1, destination_ids: ['nope'] }] }, '/steps/0/destination_ids/0'],
       [{ ...valid(), steps: [{ after_minutes: 1, destination_ids: [dest, otherDest] }] }, '/steps/0/destination_ids/1'],
       [{ ...valid(), steps: [{ after_minutes: 1, destination_ids: [newId()] }] }, '/steps/0/destination_ids/0'],

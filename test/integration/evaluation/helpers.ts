@@ -33,11 +33,26 @@ export async function ingestAt(
   points: readonly (readonly [number, number])[],
   agent = 'test',
 ): Promise<void> {
+  await ingestFromAgents(
+    stores,
+    workspaceId,
+    event,
+    points.map(([value, at]) => [value, at, agent]),
+  );
+}
+
+/** Records of several agents, [value, occurred at, agent] each, in one go. */
+export async function ingestFromAgents(
+  stores: Stores,
+  workspaceId: string,
+  event: string,
+  points: readonly (readonly [number, number, string])[],
+): Promise<void> {
   const { ingestor } = await openTestIngestor(stores);
   await ingestVisible(
     ingestor,
     workspaceId,
-    points.map(([value, at]) => ({ logId: newId(), clientLogId: false, agent, event, value, occurredAt: at, meta: '' })),
+    points.map(([value, at, agent]) => ({ logId: newId(), clientLogId: false, agent, event, value, occurredAt: at, meta: '' })),
   );
   await ingestor.close(0);
 }

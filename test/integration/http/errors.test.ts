@@ -103,7 +103,7 @@ describe('HTTP 500', () => {
       expect(res.body.error.message).to.equal('Internal server error.');
       const ready = await svc.request('GET', '/readyz');
       expect(ready.status).to.equal(503);
-      expect(ready.body.checks).to.deep.equal({ clickhouse: 'ok', postgres: 'down' });
+      expect(ready.body.checks).to.deep.equal({ clickhouse: 'ok', postgres: 'down', writer: 'ok' });
     } finally {
       await svc.close();
     }

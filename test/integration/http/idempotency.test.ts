@@ -2,6 +2,8 @@
 // was lost, and a retried createPolicy stored two policies. With an Idempotency-Key a create
 // happens once per workspace and key within 24 hours.
 import { expect } from 'chai';
+import { apiRouters, everyRoute } from '../../../src/app.js';
+import { createsResource } from '../../../src/http/apiRouter.js';
 import { expireIdempotencyKeys } from '../../../src/idempotency/operations.js';
 import type { Json } from '../../helpers/http.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
@@ -12,12 +14,22 @@ describe('Idempotency-Key on creates', function () {
   let token: string;
   let otherToken: string;
   let eventId: string;
+  let destinationId: string;
+  let memberId: string;
+  let scheduleId: string;
+  const layersOf = (member: string) => [{ name: 'primary', start: '2027-01-04T09:00:00Z', rotation: { type: 'weekly' }, members: [member] }];
 
   before(async () => {
     svc = await startTestService({ env: { EVAL_INTERVAL_MS: '86400000' } });
     token = await svc.tokenFor('idem-ws');
     otherToken = await svc.tokenFor('idem-other-ws');
     eventId = (await svc.request('POST', '/v1.0/events', { token, body: { event: 'idem.metric' } })).body.event_id;
+    destinationId = (await svc.request('POST', '/v1.0/destinations', { token, body: { channel: 'webhook', url: 'https://example.com/escalate' } })).body
+      .destination_id;
+    // What people, schedules and overrides name, made without a key.
+    memberId = (await svc.request('POST', '/v1.0/people', { token, body: { name: 'idem member', destination_ids: [destinationId] } })).body.person_id;
+    scheduleId = (await svc.request('POST', '/v1.0/schedules', { token, body: { name: 'idem base', timezone: 'UTC', layers: layersOf(memberId) } })).body
+      .schedule_id;
   });
   after(() => svc.close());
 
@@ -79,33 +91,88 @@ describe('Idempotency-Key on creates', function () {
     expect(await titles()).to.include('fixed');
   });
 
-  it('works on every create: events, destinations, silences', async () => {
-    const creates: [string, unknown, string][] = [
-      ['/v1.0/events', { event: 'idem.created' }, 'event_id'],
-      ['/v1.0/destinations', { channel: 'webhook', url: 'https://example.com/idem' }, 'destination_id'],
-      [
-        '/v1.0/silences',
-        { policy_ids: null, starts_at: new Date().toISOString(), ends_at: new Date(Date.now() + 3_600_000).toISOString(), comment: 'idem' },
-        'silence_id',
-      ],
-    ];
-    for (const [path, body, idField] of creates) {
-      const headers = { 'idempotency-key': `every-create ${path}` };
-      const first = await svc.request('POST', path, { token, body, headers });
-      const again = await svc.request('POST', path, { token, body, headers });
-      expect([first.status, again.status], path).to.deep.equal([201, 201]);
-      expect(again.body[idField], path).to.equal(first.body[idField]);
-      const list = (await svc.request('GET', path, { token })).body;
-      expect(
-        list.filter((item: Json) => item[idField] === first.body[idField]),
-        path,
-      ).to.have.length(1);
-      expect(list.length, path).to.equal(new Set(list.map((item: Json) => item[idField])).size);
+  /**
+   * Every route that creates (createsResource): a body for the nth request, the id its answer
+   * carries, and the path to post to and list at (default: the route's).
+   */
+  const CREATES: Readonly<Record<string, { body: (n: number) => object; idField: string; at?: () => string }>> = {
+    '/v1.0/events': { body: (n) => ({ event: `idem.created.${n}` }), idField: 'event_id' },
+    '/v1.0/policies': { body: (n) => policyBody(`table ${n}`), idField: 'policy_id' },
+    '/v1.0/destinations': { body: (n) => ({ channel: 'webhook', url: `https://example.com/idem/${n}` }), idField: 'destination_id' },
+    '/v1.0/silences': {
+      body: (n) => ({ policy_ids: null, starts_at: new Date().toISOString(), ends_at: new Date(Date.now() + 3_600_000).toISOString(), comment: `idem ${n}` }),
+      idField: 'silence_id',
+    },
+    '/v1.0/escalation-policies': {
+      body: (n) => ({ name: `idem ${n}`, steps: [{ after_minutes: 5, destination_ids: [destinationId] }], repeat: 0 }),
+      idField: 'escalation_policy_id',
+    },
+    '/v1.0/alert-sources': {
+      body: (n) => ({ name: `idem source ${n}`, inhibit_rules: [{ source_matchers: ['a="b"'], target_matchers: ['c=~"d|e"'] }] }),
+      idField: 'alert_source_id',
+    },
+    '/v1.0/people': { body: (n) => ({ name: `idem person ${n}`, destination_ids: [destinationId] }), idField: 'person_id' },
+    '/v1.0/schedules': { body: (n) => ({ name: `idem schedule ${n}`, timezone: 'Europe/Berlin', layers: layersOf(memberId) }), idField: 'schedule_id' },
+    '/v1.0/schedules/:scheduleID/overrides': {
+      body: (n) => ({ person_id: memberId, starts_at: `2027-02-0${n}T00:00:00.000Z`, ends_at: `2027-02-0${n + 1}T00:00:00.000Z` }),
+      idField: 'override_id',
+      at: () => `/v1.0/schedules/${scheduleId}/overrides`,
+    },
+  };
+  /** Every other POST, and why it takes no key. */
+  const NOT_CREATES: Readonly<Record<string, string>> = {
+    '/v1.0/logs': 'records are idempotent by log_id',
+    '/v1/metrics': 'points are idempotent by series and time',
+    '/api/v1/write': 'samples are idempotent by series and time',
+    '/v1.0/events/:eventID/share-token': 'replaces the share token; the answer holds the new one',
+    '/v1.0/destinations/:destinationID/rotate-secret': 'replaces the signing secret; the answer holds the new one',
+    '/v1.0/schedules/:scheduleID/ical-token': 'replaces the calendar feed token; the answer holds the new one',
+    '/v1.0/destinations/:destinationID/test': 'sends a test notification, recorded as its attempt',
+    '/v1.0/policies/:policyID/evaluate': 'judges a bucket; the alert it may raise is one per policy',
+    '/v1.0/policies/backtest': 'stores nothing',
+    '/v1.0/policies/:policyID/backtest': 'stores nothing',
+    '/v1.0/policies/test': 'policy unit tests store nothing',
+    '/v1.0/config/plan': 'stores nothing',
+    '/v1.0/config/apply': 'applying the same document again changes nothing (objects by key); expected_version guards against a change between',
+    '/v1.0/alerts/:alertID/acknowledge': 'repeating an alert action is harmless without a key',
+    '/v1.0/alerts/:alertID/resolve': 'repeating an alert action is harmless without a key',
+    '/v1.0/alerts/:alertID/archive': 'repeating an alert action is harmless without a key',
+    '/ack/:alertID': 'acknowledges, as the alert action does',
+    '/alertmanager/:alertSourceID/api/v2/alerts': 'alerts are one per label set (fingerprint): a repeated post extends them',
+    '/alertmanager/:alertSourceID/api/v2/silences': "Alertmanager's API, answered 200 with the silenceID as Alertmanager answers (amtool sends no key)",
+    '/v1.0/admin/tokens': 'its answer holds a token, which is never stored',
+    '/v1.0/admin/sql': 'the admin API; creates no workspace resource',
+  };
+
+  it('knows every POST route: each creates and takes a key, or is listed with why it does not', () => {
+    const posts = everyRoute(apiRouters(svc.services)).filter((route) => route.spec.method === 'post');
+    for (const route of posts) {
+      // A new create route goes into CREATES (the test below then proves it), anything else into NOT_CREATES.
+      const known = route.fullPath in CREATES ? 'creates' : route.fullPath in NOT_CREATES ? 'does not create' : 'unknown to this test';
+      expect(known, `POST ${route.fullPath}`).to.equal(createsResource(route.spec) ? 'creates' : 'does not create');
     }
-    // The destination's signing secret is shown in full in the create answer, so in its replay too, and nowhere else.
-    const dest = (await svc.request('GET', '/v1.0/destinations', { token })).body.filter((d: Json) => d.url === 'https://example.com/idem');
-    expect(dest).to.have.length(1);
+    expect(posts.map((r) => r.fullPath)).to.include.members([...Object.keys(CREATES), ...Object.keys(NOT_CREATES)]);
   });
+
+  for (const [route, { body, idField, at }] of Object.entries(CREATES)) {
+    it(`creates once on POST ${route}: five concurrent requests with one key, five identical answers; the key with another body is 422`, async () => {
+      const path = at?.() ?? route;
+      const ids = async () => (await svc.request('GET', path, { token })).body.map((item: Json) => item[idField]);
+      const before = await ids();
+      const headers = { 'idempotency-key': `table ${route}` };
+      const first = body(1); // made once: a silence's body holds times
+      const answers = await Promise.all(Array.from({ length: 5 }, () => svc.request('POST', path, { token, body: first, headers })));
+      expect(answers.map((a) => a.status)).to.deep.equal(Array(5).fill(201));
+      expect(new Set(answers.map((a) => a.text)).size).to.equal(1);
+      const after = await ids();
+      expect(after.filter((id: string) => !before.includes(id))).to.deep.equal([answers[0]!.body[idField]]);
+
+      const reused = await svc.request('POST', path, { token, body: body(2), headers });
+      expect(reused.status).to.equal(422);
+      expect(reused.body.error.code).to.equal('idempotency_key_reused');
+      expect(await ids()).to.have.length(after.length);
+    });
+  }
 
   it('refuses a malformed key with 400, creating nothing', async () => {
     for (const key of ['x'.repeat(256), 'tab\there', 'é']) {

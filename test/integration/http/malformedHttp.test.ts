@@ -73,4 +73,15 @@ describe('requests the HTTP parser refuses', function () {
     expectJsonError(res, 400, 'malformed_request');
     expect((await svc.request('GET', '/healthz')).status).to.equal(200);
   });
+
+  it('answers CONNECT with 405 in the JSON error shape (it used to close the connection unanswered), on both listeners', async () => {
+    for (const base of [svc.url, svc.logsUrl!]) {
+      for (const target of ['example.com:443', '/v1.0/events']) {
+        const res = await rawExchange(base, `CONNECT ${target} HTTP/1.1\r\nHost: example.com:443\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+        expectJsonError(res, 405, 'method_not_allowed');
+        expect(res.headers.connection).to.equal('close');
+      }
+    }
+    expect((await svc.request('GET', '/v1.0/events', { token })).status).to.equal(200);
+  });
 });

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { apiRouters, buildApp } from '../../../src/app.js';
-import { logBatchSchema } from '../../../src/http/logs/schemas.js';
+import { logBatchSchema } from '../../../src/ingest/intake/recordRules.js';
 import { buildOpenApiDocument, openApiPath, OPENAPI_PATH } from '../../../src/http/openapi.js';
 import { packageVersion, projectRoot } from '../../../src/paths.js';
 import { request } from '../../helpers/http.js';
@@ -77,7 +77,7 @@ describe('OpenAPI document', () => {
 
   it('documents each query and body with the very schema the route validates with', () => {
     const routers = apiRouters(svc.services);
-    const all = [...routers.open, routers.sharing, routers.acknowledging, routers.admin, ...routers.workspace.map((w) => w.router)];
+    const all = [...routers.open, routers.sharing, routers.acknowledging, routers.calendars, routers.admin, ...routers.workspace.map((w) => w.router)];
     const document = buildOpenApiDocument(all, packageVersion) as unknown as Document;
     expect(JSON.parse(JSON.stringify(document))).to.deep.equal(served);
     let checked = 0;
@@ -112,8 +112,8 @@ describe('OpenAPI document', () => {
         const res = await svc.request(method.toUpperCase(), url, method === 'get' ? {} : { body: {} });
         const scheme = Object.keys(operation.security[0] ?? {})[0] ?? 'none';
         const what = `${method} ${path} (${scheme})`;
-        // A share or acknowledge link with a random id and no token is refused like any wrong link.
-        if ((path.includes('{eventID}') || path.startsWith('/ack/')) && scheme === 'none') expect(res.status, what).to.equal(404);
+        // A share, acknowledge or calendar link with a random id and no token is refused like any wrong link.
+        if ((path.includes('{eventID}') || path.startsWith('/ack/') || path.startsWith('/ical/')) && scheme === 'none') expect(res.status, what).to.equal(404);
         else if (scheme === 'none') expect(res.status, what).to.equal(200);
         else expect(res.status, what).to.equal(401);
       }

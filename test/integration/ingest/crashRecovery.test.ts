@@ -3,7 +3,10 @@
 // tables written and not others), after an insert before its checkpoint. Clients retry every
 // batch that was not answered 200, with the same log_ids, on the next process (as the SDKs
 // do), and re-send some that were. Afterwards the raw table and the minute, hour and day
-// rollups (read through the analyst views) hold every record exactly once. With the embedded
+// rollups (read through the analyst views) hold every record exactly once, and so do the series
+// rollups of the event names' declared dimensions (issue 52: with CRASH_TEST_SEED=131323 they
+// were one block short, 28,500 of 30,000, for the blocks a restart replayed before the writer
+// had its series labeller; see test/integration/dimensions/seriesReplay.test.ts). With the embedded
 // engine a kill can land between a table's deduplication log and its part (one rollup a whole
 // block short before the writer repaired interrupted blocks). The figures count what each
 // kill left on disk: a torn append, a pending block, frames journaled but not yet inserted.
@@ -65,7 +68,7 @@ async function sql(service: ServiceProcess, query: string): Promise<Record<strin
 describeInEmbeddedRunOnly('ingest survives kill -9 at random moments', function () {
   this.timeout(600_000);
 
-  it('stores every acknowledged record exactly once in logs and in the minute, hour and day rollups', async () => {
+  it('stores every acknowledged record exactly once in logs, in the minute, hour and day rollups and in the series rollups', async () => {
     const seed = Number(process.env.CRASH_TEST_SEED ?? Date.now() % 1_000_000);
     // The kill moments of a run come from its seed, printed with its figures.
     const random = seededRandom(seed);
@@ -77,6 +80,7 @@ describeInEmbeddedRunOnly('ingest survives kill -9 at random moments', function 
         event: `e${(b + i) % 5}`,
         value: ((b * PER_BATCH + i) % 9) + 1,
         occurred_at: isoMinutesAgo((b * 7 + i) % 600),
+        meta: { shard: `s${i % 3}` },
       })),
     );
     const expected = { count: BATCHES * PER_BATCH, value: batches.flat().reduce((s, r) => s + r.value, 0) };
@@ -85,6 +89,11 @@ describeInEmbeddedRunOnly('ingest survives kill -9 at random moments', function 
 
     let service = await startServiceProcess({ env });
     const token = (await request(service.url, 'POST', '/v1.0/admin/tokens', { token: ADMIN_TOKEN, body: { user_id: WORKSPACE } })).body.token as string;
+    // Every record also belongs to a series (docs/fleets.md): the series rollups are held to the same exactness.
+    for (let e = 0; e < 5; e++) {
+      const res = await request(service.url, 'PUT', `/v1.0/dimensions/e${e}`, { token, body: { keys: ['shard'] } });
+      if (res.status !== 200) throw new Error(`dimensions: ${res.status} ${res.text}`);
+    }
 
     /** Clients send until the queue is empty or the process dies; a batch not answered 200 goes back. */
     const load = async (target: ServiceProcess, untilEmpty: boolean) => {
@@ -148,6 +157,9 @@ describeInEmbeddedRunOnly('ingest survives kill -9 at random moments', function 
         minute: await sql(service, `SELECT sum(count) AS count, sum(value) AS value FROM rollup_minute_v ${where}`),
         hour: await sql(service, `SELECT sum(count) AS count, sum(value) AS value FROM rollup_hour_v ${where}`),
         day: await sql(service, `SELECT sum(count) AS count, sum(value) AS value FROM rollup_day_v ${where}`),
+        series_minute: await sql(service, `SELECT sum(count) AS count, sum(value) AS value FROM series_minute ${where}`),
+        series_hour: await sql(service, `SELECT sum(count) AS count, sum(value) AS value FROM series_hour ${where}`),
+        series_day: await sql(service, `SELECT sum(count) AS count, sum(value) AS value FROM series_day ${where}`),
       };
       expect(stored, JSON.stringify(figures)).to.deep.equal({
         logs: expected,
@@ -155,6 +167,9 @@ describeInEmbeddedRunOnly('ingest survives kill -9 at random moments', function 
         minute: expected,
         hour: expected,
         day: expected,
+        series_minute: expected,
+        series_hour: expected,
+        series_day: expected,
       });
       console.log(`      figures: ${JSON.stringify(figures)}`);
     } finally {

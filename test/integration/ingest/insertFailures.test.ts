@@ -2,7 +2,7 @@
 // sends batches with log_ids through HTTP and retries every batch that was not answered 200
 // (and re-sends some that were), as an SDK does, while another ClickHouse session cancels
 // running inserts with KILL QUERY. Afterwards the raw table and every rollup must hold each
-// unique record exactly once.
+// unique record exactly once, the series rollups of the declared dimensions too.
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { openClickHouse, type ClickHouseStore } from '../../../src/stores/clickhouse.js';
@@ -53,6 +53,9 @@ async function totals(svc: TestService, ws: string): Promise<Record<string, Tota
     ['minute', 'SELECT sum(count) AS count, sum(value) AS value FROM rollup_minute WHERE workspace_id = {ws:String}'],
     ['hour', 'SELECT sum(count) AS count, sum(value) AS value FROM rollup_hour WHERE workspace_id = {ws:String}'],
     ['day', 'SELECT sum(count) AS count, sum(value) AS value FROM rollup_day WHERE workspace_id = {ws:String}'],
+    ['series_minute', 'SELECT sum(count) AS count, sum(value) AS value FROM series_minute WHERE workspace_id = {ws:String}'],
+    ['series_hour', 'SELECT sum(count) AS count, sum(value) AS value FROM series_hour WHERE workspace_id = {ws:String}'],
+    ['series_day', 'SELECT sum(count) AS count, sum(value) AS value FROM series_day WHERE workspace_id = {ws:String}'],
   ] as const) {
     const [row] = await queryRows<{ count: number | string; value: number }>(svc.stores.clickhouse, query, { ws });
     out[name] = { count: Number(row!.count), value: row!.value };
@@ -75,6 +78,8 @@ describeInEmbeddedRunOnly('ingest: inserts cancelled part-way, then retried by c
 
   it('counts every unique record exactly once in raw and in every rollup', async () => {
     const token = await svc.tokenFor('killed-inserts');
+    // Every record belongs to a series too (docs/fleets.md): the series rollups are held to the same exactness.
+    for (let e = 0; e < 7; e++) expect((await svc.request('PUT', `/v1.0/dimensions/e${e}`, { token, body: { keys: ['slot'] } })).status).to.equal(200);
     const batches: SentLog[][] = [];
     for (let i = 0; i < RECORDS; i += PER_BATCH) {
       batches.push(
@@ -83,6 +88,7 @@ describeInEmbeddedRunOnly('ingest: inserts cancelled part-way, then retried by c
           event: `e${(i + j) % 7}`,
           value: ((i + j) % 10) + 1,
           occurred_at: isoMinutesAgo((i + j) % 120),
+          meta: { slot: (i + j) % 4 },
         })),
       );
     }
@@ -128,6 +134,9 @@ describeInEmbeddedRunOnly('ingest: inserts cancelled part-way, then retried by c
       minute: expected,
       hour: expected,
       day: expected,
+      series_minute: expected,
+      series_hour: expected,
+      series_day: expected,
     });
     console.log(`      figures: ${JSON.stringify(figures)}`);
   });

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { encodeFrame } from '../../../src/ingest/journal/frames.js';
+import { encodeFrame, FrameTooLargeError, MAX_PAYLOAD_BYTES } from '../../../src/ingest/journal/frames.js';
 import { Journal, JournalFullError, type JournalOptions } from '../../../src/ingest/journal/journal.js';
 import { createMetrics } from '../../../src/metrics.js';
 import { capturingLogger } from '../../helpers/logCapture.js';
@@ -60,7 +60,7 @@ describe('ingest journal', function () {
     const file = path.join(dir, segment!);
     const goodSize = statSync(file).size;
     // A crash in the middle of a write: half a frame.
-    appendFileSync(file, encodeFrame(payload(1, 'never acknowledged')).subarray(0, 15));
+    appendFileSync(file, encodeFrame([payload(1, 'never acknowledged')]).subarray(0, 15));
 
     const second = await openJournal(dir);
     expect(statSync(file).size).to.equal(goodSize);
@@ -115,6 +115,51 @@ describe('ingest journal', function () {
     await reopened.journal.append([payload(1, 'four')], 1, 1);
     expect(await drain(reopened.journal)).to.deep.equal(['1:four']);
     await reopened.journal.close();
+  });
+
+  it('sets aside a frame changed on disk after its append, counts it, and reads the frames after it (no stall)', async () => {
+    const dir = mkdtempSync(path.join(testRoot, 'journal-'));
+    const { journal, lines, metrics } = await openJournal(dir);
+    for (const text of ['alpha', 'bravo', 'charlie']) await journal.append([payload(3, text)], 3, 1);
+    // Changed under the running journal: what a bad disk, or a frame beyond the bound, gives the reader.
+    const file = path.join(dir, segments(dir).at(-1)!);
+    const bytes = readFileSync(file);
+    bytes.write('BRAVO', bytes.indexOf('bravo'));
+    writeFileSync(file, bytes);
+
+    expect(await drain(journal)).to.deep.equal(['3:alpha', '3:charlie']);
+    expect(journal.backlog.records).to.equal(0);
+    expect(await metrics.registry.getSingleMetricAsString('alertmon_journal_quarantined_frames_total')).to.match(/ 1$/m);
+    expect(await metrics.registry.getSingleMetricAsString('alertmon_journal_quarantined_records_total')).to.match(/ 3$/m);
+    const [kept] = readdirSync(path.join(dir, 'damaged'));
+    expect(readFileSync(path.join(dir, 'damaged', kept!)).toString()).to.include('3:BRAVO');
+    expect(lines.filter((l) => l.includes('"level":"error"')).join('')).to.include('DAMAGED DATA');
+    await journal.append([payload(1, 'delta')], 1, 1);
+    expect(await drain(journal)).to.deep.equal(['1:delta']);
+    await journal.close();
+  });
+
+  it("appends a request's frames together, all or none, and refuses one frame beyond the bound before appending any", async () => {
+    const dir = mkdtempSync(path.join(testRoot, 'journal-'));
+    const { journal } = await openJournal(dir, { maxBytes: 64 * 1024 ** 2 });
+    await journal.appendFrames(
+      ['a', 'b', 'c'].map((t) => ({ parts: [payload(2, t)], records: 2 })),
+      1,
+    );
+    expect(journal.backlog).to.include({ frames: 3, records: 6 });
+    const refused = await journal
+      .appendFrames(
+        [
+          { parts: [payload(1, 'fine')], records: 1 },
+          { parts: [Buffer.alloc(MAX_PAYLOAD_BYTES + 1)], records: 1 },
+        ],
+        1,
+      )
+      .catch((err: unknown) => err);
+    expect(refused).to.be.instanceOf(FrameTooLargeError);
+    expect(journal.backlog).to.include({ frames: 3, records: 6 });
+    expect(await drain(journal)).to.deep.equal(['2:a', '2:b', '2:c']);
+    await journal.close();
   });
 
   it('refuses an append past its cap and takes appends again once frames are consumed', async () => {

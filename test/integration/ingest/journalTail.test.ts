@@ -79,7 +79,7 @@ describeInEmbeddedRunOnly('ingest journal tail after a crash', function () {
 
   it('cuts off half a frame at the end (a torn append) and stores every acknowledged record exactly once', async () => {
     const result = await crashWithTail('torn-tail-ws', (segment) => {
-      appendFileSync(segment, encodeFrame(Buffer.from('never acknowledged')).subarray(0, 20));
+      appendFileSync(segment, encodeFrame([Buffer.from('never acknowledged')]).subarray(0, 20));
     });
     const all = BATCHES * PER_BATCH;
     expect({ logs: result.logs, value: result.value, rollups: result.rollups }).to.deep.equal({

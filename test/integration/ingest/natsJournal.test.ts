@@ -303,13 +303,17 @@ describe(`the journal on NATS JetStream (Postgres ${postgresMode})`, function ()
     try {
       const ready = await request(ingest.url, 'GET', '/readyz');
       expect(ready.body).to.deep.equal({ status: 'ok', checks: { clickhouse: 'none', postgres: 'ok', journal: 'ok' } });
-      const token = (await request(api.url, 'POST', '/v1.0/admin/tokens', { token: ADMIN_TOKEN, body: { user_id: WORKSPACE } })).body.token as string;
+      const tokenFor = async (ws: string) =>
+        (await request(api.url, 'POST', '/v1.0/admin/tokens', { token: ADMIN_TOKEN, body: { user_id: ws } })).body.token as string;
+      let token = await tokenFor(WORKSPACE);
       const statuses: number[] = [];
       let full: TestResponse | null = null;
-      for (const batch of batchesOf(60, 250)) {
+      for (const batch of batchesOf(120, 250)) {
         const res = await request(ingest.url, 'POST', '/v1.0/logs', { token, body: batch });
         statuses.push(res.status);
-        if (res.status !== 200) {
+        // Past half the stream's bytes the workspace filling it gets 429 (the backlog); another goes on filling it.
+        if (res.status === 429) token = await tokenFor(`${WORKSPACE}-${statuses.length}`);
+        else if (res.status !== 200) {
           full = res;
           break;
         }
@@ -318,6 +322,18 @@ describe(`the journal on NATS JetStream (Postgres ${postgresMode})`, function ()
       expect(full?.status).to.equal(503);
       expect(full?.body.error.code).to.equal('journal_full');
       expect(Number(full?.headers.get('retry-after'))).to.be.greaterThan(0);
+      // No writer runs: what was acknowledged waits in the stream, and the backlog gauges say so
+      // (the consumer's lag, read from the stream, not the local journal this process does not have).
+      const accepted = statuses.filter((s) => s === 200).length * 250;
+      const gauge = (text: string, name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+      // The gauges are polled once a second: one read while the batches were still arriving may show part of them.
+      const backlog = await waitFor('the stream backlog in /metrics', async () => {
+        const text = (await request(ingest.url, 'GET', '/metrics')).text;
+        const records = gauge(text, 'alertmon_journal_backlog_records');
+        return records >= accepted * 0.5 ? { records, bytes: gauge(text, 'alertmon_journal_backlog_bytes') } : null;
+      });
+      expect(backlog.records).to.be.within(accepted * 0.5, accepted * 1.5);
+      expect(backlog.bytes).to.be.greaterThan(0);
     } finally {
       await Promise.all([api.kill(), ingest.kill()]);
       await deleteStream(MACHINE_NATS_URL, stream);

@@ -83,18 +83,26 @@ describeInEmbeddedRunOnly('ingest overload', function () {
     }
   });
 
-  it('answers 503 with Retry-After once the journal reaches its cap, stores nothing of that batch, and takes batches again as it drains', async () => {
+  it('answers 429 to the workspace filling the backlog past half the cap, 503 once the journal reaches its cap, stores nothing refused, and takes batches again as it drains', async () => {
     const svc = await startTestService({ env: { INGEST_JOURNAL_MAX_BYTES: String(1024 * 1024) } });
     const release = await holdJournalWriter(svc.services.ingestor!);
     try {
-      const token = await svc.tokenFor('full-ws');
+      const tokens: string[] = [await svc.tokenFor('full-ws-0')];
       let accepted = 0;
+      let backlogAtFirst429: number | null = null;
       let full: TestResponse | null = null;
-      for (let i = 0; i < 100 && full === null; i++) {
-        const res = await request(svc.url, 'POST', '/v1.0/logs', { token, body: batch('full', 250) });
+      for (let i = 0; i < 200 && full === null; i++) {
+        const res = await request(svc.url, 'POST', '/v1.0/logs', { token: tokens.at(-1)!, body: batch('full', 250) });
         if (res.status === 200) accepted++;
-        else full = res;
+        else if (res.status === 429) {
+          // The workspace filling the backlog is slowed before the journal is full; a workspace that
+          // has sent nothing yet still goes in, so the journal fills on.
+          expect(res.body.error.message).to.match(/more than half full/);
+          backlogAtFirst429 ??= metric((await request(svc.url, 'GET', '/metrics')).text, 'alertmon_journal_backlog_bytes');
+          tokens.push(await svc.tokenFor(`full-ws-${tokens.length}`));
+        } else full = res;
       }
+      expect(backlogAtFirst429, 'a 429 before journal_full').to.be.within(512 * 1024, 1024 * 1024);
       expect(full?.status, full?.text).to.equal(503);
       expect(full!.body.error.code).to.equal('journal_full');
       expect(Number(full!.headers.get('retry-after'))).to.be.greaterThan(0);
@@ -102,11 +110,14 @@ describeInEmbeddedRunOnly('ingest overload', function () {
       expect(metric(metrics, 'alertmon_journal_backlog_records')).to.equal(accepted * 250);
       expect(metric(metrics, 'alertmon_journal_backlog_bytes')).to.be.within(900 * 1024, 1024 * 1024);
       expect(metric(metrics, 'alertmon_rejected_records_total{reason="journal_full"}')).to.equal(250);
+      expect(metric(metrics, 'alertmon_ingest_refused_requests_total{status="429",reason="journal_backlog"}')).to.equal(tokens.length - 1);
 
       await release();
       await svc.services.ingestor!.caughtUp();
-      expect(await storedLogCount(svc.stores.clickhouse, 'full-ws')).to.equal(accepted * 250);
-      expect((await svc.request('POST', '/v1.0/logs', { token, body: batch('full', 250) })).status).to.equal(200);
+      let stored = 0;
+      for (let i = 0; i < tokens.length; i++) stored += await storedLogCount(svc.stores.clickhouse, `full-ws-${i}`);
+      expect(stored).to.equal(accepted * 250);
+      expect((await svc.request('POST', '/v1.0/logs', { token: tokens[0]!, body: batch('full', 250) })).status).to.equal(200);
     } finally {
       await release();
       await svc.close();

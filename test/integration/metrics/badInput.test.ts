@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { gzipSync } from 'node:zlib';
 import snappy from 'snappyjs';
-import { ExportMetricsServiceRequest, ExportMetricsServiceResponse, RpcStatus, WriteRequest } from '../../../src/http/metrics/otlpProto.js';
+import { ExportMetricsServiceRequest, ExportMetricsServiceResponse, RpcStatus, WriteRequest } from '../../../src/ingest/intake/otlpProto.js';
 import { queryRows, storedLogCount } from '../../helpers/logs.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 
@@ -105,6 +105,59 @@ describe('standard ingest routes: bad input', function () {
       ws,
     });
     expect(rows).to.deep.equal([{ event: 'ok.gauge', value: 5 }]);
+  });
+
+  it('refuses histogram counts beyond 2^53 or negative with partial_success, never wrapped, and stores the sound point', async () => {
+    const histogram = (name: string, count: string, bucketCounts: string[]) => ({
+      name,
+      histogram: {
+        aggregationTemporality: 1, // delta
+        dataPoints: [{ timeUnixNano: nowNanos(), count, sum: 10, bucketCounts, explicitBounds: [1] }],
+      },
+    });
+    const request = {
+      resourceMetrics: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'svc' } }] },
+          scopeMetrics: [
+            {
+              metrics: [
+                histogram('huge.histogram', '18446744073709551615', ['18446744073709551615', '0']),
+                histogram('huge.bucket.histogram', '3', ['9007199254740993', '0']),
+                histogram('negative.histogram', '3', ['-5', '8']),
+                histogram('sound.histogram', '3', ['1', '2']),
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    for (const [encoding, body] of [
+      ['json', JSON.stringify(request)],
+      ['protobuf', protobufOf(request)],
+    ] as const) {
+      const res = await post('/v1/metrics', body, { 'content-type': encoding === 'json' ? 'application/json' : 'application/x-protobuf' });
+      expect(res.status, encoding).to.equal(200);
+      const answer =
+        encoding === 'json'
+          ? ((await res.json()) as { partialSuccess: { rejectedDataPoints: string; errorMessage: string } }).partialSuccess
+          : (
+              ExportMetricsServiceResponse.toObject(ExportMetricsServiceResponse.decode(new Uint8Array(await res.arrayBuffer())), { longs: Number }) as {
+                partialSuccess: { rejectedDataPoints: number; errorMessage: string };
+              }
+            ).partialSuccess;
+      // The negative bucket count, however the fixed64 conversion takes it, is refused too.
+      expect(Number(answer.rejectedDataPoints), encoding).to.equal(3);
+      expect(answer.errorMessage).to.match(/beyond 2\^53 - 1/);
+    }
+    await svc.services.ingestor!.caughtUp();
+    const rows = await queryRows<{ event: string; weight: number }>(
+      svc.stores.clickhouse,
+      "SELECT event, toFloat64(weight) AS weight FROM logs WHERE workspace_id = {ws:String} AND event LIKE '%.histogram' ORDER BY event",
+      { ws },
+    );
+    expect(rows.map((r) => r.event)).to.deep.equal(['sound.histogram']);
+    expect(rows[0]!.weight).to.equal(3);
   });
 
   it('keeps 10 of 10,000 attributes, in their order, and says how many were dropped', async () => {

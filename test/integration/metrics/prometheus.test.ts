@@ -3,50 +3,27 @@
 // counter's increases. Skipped, saying why, where no prometheus binary is installed
 // (.ci/run installs it).
 import { expect } from 'chai';
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { prometheusBinary, startPrometheus } from '../../helpers/alertSenders.js';
 import { queryRows } from '../../helpers/logs.js';
+import { missingBinary, type RunningServer } from '../../helpers/realServers.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { describeInEmbeddedRunOnly } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
-
-function prometheusBinary(): string | null {
-  const candidate = process.env.PROMETHEUS_PATH ?? 'prometheus';
-  try {
-    execFileSync(candidate, ['--version'], { stdio: 'ignore' });
-    return candidate;
-  } catch {
-    return null;
-  }
-}
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 describeInEmbeddedRunOnly('Prometheus remote-write from a real Prometheus server', function () {
   this.timeout(120_000);
   const binary = prometheusBinary();
   let svc: TestService;
   let target: Server;
-  let prometheus: ChildProcess | undefined;
-  let dir: string;
-  let prometheusUrl: string;
+  let prometheus: RunningServer | undefined;
   /** The target answers 503 once this is set: Prometheus then stores nothing more. */
   let stopped = false;
 
   before(async function () {
     if (binary === null) {
-      console.log('    (skipped: no prometheus binary; install Debian\'s "prometheus" package or set PROMETHEUS_PATH)');
+      console.log(missingBinary('prometheus', 'prometheus', 'PROMETHEUS_PATH'));
       this.skip();
     }
     svc = await startTestService();
@@ -69,45 +46,28 @@ describeInEmbeddedRunOnly('Prometheus remote-write from a real Prometheus server
       );
     });
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-    dir = await mkdtemp(path.join(tmpdir(), 'alertmon-prometheus-'));
-    const config = [
-      'global:',
-      '  scrape_interval: 1s',
-      'scrape_configs:',
-      '  - job_name: shop',
-      '    static_configs:',
-      `      - targets: ['127.0.0.1:${(target.address() as AddressInfo).port}']`,
-      'remote_write:',
-      `  - url: ${svc.url}/api/v1/write`,
-      '    authorization:',
-      `      credentials: ${token}`,
-      '    queue_config:',
-      '      batch_send_deadline: 1s',
-      '',
-    ].join('\n');
-    await writeFile(path.join(dir, 'prometheus.yml'), config);
-    const prometheusPort = await freePort();
-    prometheusUrl = `http://127.0.0.1:${prometheusPort}`;
-    prometheus = spawn(
-      binary!,
-      [
-        `--config.file=${path.join(dir, 'prometheus.yml')}`,
-        `--storage.tsdb.path=${path.join(dir, 'data')}`,
-        `--web.listen-address=127.0.0.1:${prometheusPort}`,
-      ],
-      { stdio: 'ignore' },
-    );
+    prometheus = await startPrometheus({
+      scrapeTargets: [`127.0.0.1:${(target.address() as AddressInfo).port}`],
+      scrapeJob: 'shop',
+      extraConfig: [
+        'remote_write:',
+        `  - url: ${svc.url}/api/v1/write`,
+        '    authorization:',
+        `      credentials: ${token}`,
+        '    queue_config:',
+        '      batch_send_deadline: 1s',
+      ].join('\n'),
+    });
   });
   after(async () => {
-    prometheus?.kill('SIGTERM');
+    await prometheus?.stop();
     target?.close();
     await svc?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   /** The samples Prometheus itself stored for a metric, oldest first. */
   async function storedByPrometheus(metric: string): Promise<number[]> {
-    const response = await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(`${metric}[10m]`)}`);
+    const response = await fetch(`${prometheus!.url}/api/v1/query?query=${encodeURIComponent(`${metric}[10m]`)}`);
     const body = (await response.json()) as { data: { result: { values: [number, string][] }[] } };
     return (body.data.result[0]?.values ?? []).map(([, value]) => Number(value));
   }

@@ -46,18 +46,19 @@ describe('policies API', function () {
     expect(read.body).to.deep.equal(res.body);
   });
 
-  it('fills the defaults of description, channel and enabled', async () => {
-    const { channel: _c, enabled: _e, ...required } = full();
+  it('fills the defaults of description, severity, channel and enabled', async () => {
+    // The Python SDK's README creates policies without a severity.
+    const { channel: _c, enabled: _e, severity: _s, ...required } = full();
     const res = await create(required);
     expect(res.status).to.equal(201);
-    expect(res.body).to.include({ description: '', channel: 'default', enabled: true });
+    expect(res.body).to.include({ description: '', severity: 'warning', channel: 'default', enabled: true });
   });
 
   it('requires every field docs/api.md names, and lists each missing one', async () => {
     const res = await create({});
     expect(res.status).to.equal(400);
     const paths = res.body.error.details.map((d: { path: string }) => d.path).sort();
-    expect(paths).to.deep.equal(['/aggregate', '/condition', '/event_id', '/period', '/severity', '/threshold', '/title']);
+    expect(paths).to.deep.equal(['/aggregate', '/condition', '/event_id', '/period', '/threshold', '/title']);
   });
 
   for (const [field, value] of [

@@ -76,6 +76,8 @@ describe('policies from before the rule options', function () {
       peak_value: 5,
       silent_since: null,
     });
+    // An alert from before labels is labelled with its agent (migration 0020).
+    expect(alert.body.labels).to.deep.equal({ agent: 'test' });
 
     // Minute 1 breaches (4 logs): the open alert is updated, not raised again. Minute 2 (2 logs) no longer breaches: it resolves.
     const burst = (minute: number, n: number) => Array.from({ length: n }, (_, i) => [1, t0 + minute * MINUTE + 1000 + i] as const);

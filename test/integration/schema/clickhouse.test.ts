@@ -26,6 +26,12 @@ describe('ClickHouse schema', () => {
       'rollups_hour_summary_mv',
       'rollups_minute_mv',
       'rollups_minute_summary_mv',
+      'series_day_mv',
+      'series_day_summary_mv',
+      'series_hour_mv',
+      'series_hour_summary_mv',
+      'series_minute_mv',
+      'series_minute_summary_mv',
     ]);
     for (const view of views) {
       const selected = await queryRows<{ name: string }>(stores.clickhouse, `DESCRIBE TABLE (${view.as_select})`);
@@ -71,6 +77,29 @@ describe('ClickHouse schema', () => {
         'p95',
         'p99',
       ]);
+    }
+  });
+
+  it('offers an analyst view of the series per period', async () => {
+    for (const period of ['minute', 'hour', 'day']) {
+      const columns = await queryRows<{ name: string; type: string }>(stores.clickhouse, `DESCRIBE TABLE series_${period}`);
+      expect(columns.map((c) => c.name)).to.include.members([
+        'workspace_id',
+        'event',
+        'agent',
+        'labels',
+        'bucket',
+        'count',
+        'value',
+        'squares',
+        'min',
+        'max',
+        'mean',
+        'stddev',
+        'p95',
+        'p99',
+      ]);
+      expect(columns.find((c) => c.name === 'labels')?.type).to.match(/^Map\((LowCardinality\()?String\)?, String\)$/);
     }
   });
 });

@@ -168,4 +168,18 @@ describe('silences on the delivery path', function () {
     await attemptWith(alertId, 'delivered');
     expect((await attemptsOf(alertId)).map((a) => a.status)).to.deep.equal(['delivered']);
   });
+
+  it('silences by matchers a policy alert whose labels (agent, event, severity…) match, and no other', async () => {
+    await silence({ matchers: ['{agent="web-1", event=~"http\\..*"}', 'severity="critical"'] });
+    const silenced = await raiseAlert(svc.stores.postgres, ws, policy);
+    await attemptWith(silenced.alertId, 'silenced');
+    expect(sentFor(silenced.alertId)).to.have.length(0);
+  });
+
+  it('does not silence a policy alert its matchers do not match', async () => {
+    await silence({ matchers: ['agent="web-2"'] });
+    const { alertId } = await raiseAlert(svc.stores.postgres, ws, policy);
+    await attemptWith(alertId, 'delivered');
+    expect((await attemptsOf(alertId)).map((a) => a.status)).to.deep.equal(['delivered']);
+  });
 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Notification, NotifiedAlert } from '../../../src/alerts/outbox.js';
+import type { Notification, NotifiedAlert } from '../../../src/notifications/model.js';
 import { clippedMessage } from '../../../src/channels/clip.js';
 import { withLinks } from '../../../src/channels/links.js';
 import { emailSubject, messageLines } from '../../../src/channels/message.js';

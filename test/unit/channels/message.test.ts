@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Notification, NotifiedAlert } from '../../../src/alerts/outbox.js';
+import type { Notification, NotifiedAlert } from '../../../src/notifications/model.js';
 import { durationWords, emailSubject, messageLines } from '../../../src/channels/message.js';
 
 const alert: NotifiedAlert = {
@@ -61,6 +61,12 @@ describe('notification messages', () => {
     expect(emailSubject({ id: 'n', type: 'alert.reminder', alert })).to.equal('[alertmon] Reminder, CRITICAL: Checkout errors');
   });
 
+  it("name the alert's labels, leaving out the agent the stream line already names", () => {
+    expect(lines({ ...alert, labels: { agent: 'web' } }).filter((l) => l.startsWith('Labels'))).to.deep.equal([]);
+    expect(lines({ ...alert, labels: { agent: 'web', code: '500', route: '/checkout' } })).to.include('Labels: code="500", route="/checkout"');
+    expect(lines({ ...alert, agent: '', labels: { region: 'eu' } })).to.include('Labels: region="eu"');
+  });
+
   it('read an alert written before these fields existed', () => {
     const { breaching_since: _b, breaching_buckets: _n, compare_to: _c, silent_since: _s, ...old } = alert;
     expect(lines(old)).to.include('count per hour was 812, above the threshold 50');
@@ -71,5 +77,30 @@ describe('notification messages', () => {
     expect(durationWords(60_000)).to.equal('1 minute');
     expect(durationWords(2 * 3_600_000)).to.equal('2 hours');
     expect(durationWords(26 * 3_600_000 + 5 * 60_000)).to.equal('1 day 2 hours');
+  });
+});
+
+describe('messages of received alerts', () => {
+  it('show the description annotation and where the alert comes from, not a rule line', () => {
+    const alert: NotifiedAlert = {
+      alert_id: 'a1',
+      alert_source_id: 's1',
+      policy_id: null,
+      title: 'Disk almost full',
+      agent: 'db-1:9100',
+      event: 'DiskFull',
+      labels: { alertname: 'DiskFull', instance: 'db-1:9100' },
+      annotations: { summary: 'Disk almost full', description: '/var at 93%' },
+      starts_at: '2026-01-01T00:00:00.000Z',
+      generator_url: 'http://prometheus:9090/graph?g0.expr=disk',
+      severity: 'warning',
+      status: 'triggered',
+      triggered_at: '2026-01-01T00:00:10.000Z',
+    };
+    const lines = messageLines({ id: 'n1', type: 'alert.triggered', alert });
+    expect(lines).to.include('/var at 93%');
+    expect(lines).to.include('Firing since 2026-01-01T00:00:00.000Z');
+    expect(lines).to.include('Source: http://prometheus:9090/graph?g0.expr=disk');
+    expect(lines.join('\n')).to.not.match(/threshold|had no data/);
   });
 });

@@ -20,6 +20,15 @@ describe('message templates', () => {
     ).to.deep.equal([]);
   });
 
+  it("names an alert's labels, whatever they are called, and lists them", () => {
+    const template = '{{labels.agent}} {{labels.code}} {{#labels}}{{route}}{{/labels}} {{alert.labels.code}} {{#label_list}}{{name}}={{value}};{{/label_list}}';
+    expect(templateProblems({ message_template: template }, 'slack')).to.deep.equal([]);
+    const view = templateView({ labels: { agent: 'web-1', code: '500', route: '/checkout' } }, context);
+    expect(renderTemplate(template, view, String)).to.equal('web-1 500 /checkout 500 agent=web-1;code=500;route=/checkout;');
+    // A label the alert lacks renders as nothing.
+    expect(renderTemplate('[{{labels.region}}]', view, String)).to.equal('[]');
+  });
+
   it('names the field of each problem', () => {
     const problems = templateProblems({ title_template: '{{nope}}', message_template: '{{#value}}', body_template: '{}' }, 'discord');
     expect(problems.map((p) => p.path)).to.deep.equal(['/title_template', '/message_template', '/body_template']);

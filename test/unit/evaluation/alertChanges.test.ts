@@ -7,6 +7,7 @@ const subject = (over: Partial<AlertSubject> = {}): AlertSubject => ({
   policy_id: '0196f7a0-3c1e-7000-8000-000000000001',
   workspace_id: 'w',
   event_id: '0196f7a0-3c1e-7000-8000-000000000002',
+  labels: { agent: 'default' },
   title: 'Too many',
   channel: 'ops',
   period: 'minute',
@@ -18,6 +19,8 @@ const subject = (over: Partial<AlertSubject> = {}): AlertSubject => ({
   event: 'e',
   recovery_threshold: null,
   compare_to: null,
+  no_data: 'no_verdict',
+  min_count: 0,
   pending_buckets: 1,
   ...over,
 });

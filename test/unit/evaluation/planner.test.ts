@@ -7,6 +7,7 @@ const target = (over: Partial<EvaluationTarget>): EvaluationTarget => ({
   policy_id: 'p',
   workspace_id: 'w',
   event_id: 'e',
+  labels: { agent: 'default' },
   title: 't',
   channel: 'default',
   period: 'minute',

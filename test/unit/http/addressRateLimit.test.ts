@@ -1,14 +1,16 @@
 import { expect } from 'chai';
 import type { HttpError } from '../../../src/http/httpError.js';
+import { toHttpError } from '../../../src/http/middleware/errorHandler.js';
 import { AddressRateLimiter, addressKey } from '../../../src/http/public/addressRateLimit.js';
 
 describe('AddressRateLimiter', () => {
+  // What a client is answered: the refusal as the error handler presents it.
   const refusal = (fn: () => void): HttpError | null => {
     try {
       fn();
       return null;
     } catch (err) {
-      return err as HttpError;
+      return toHttpError(err);
     }
   };
 

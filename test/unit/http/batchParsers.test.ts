@@ -2,9 +2,9 @@
 // answers as on the main thread, each batch its own, whatever arrives at once.
 import { expect } from 'chai';
 import { AppError } from '../../../src/errors.js';
-import { HttpError } from '../../../src/http/httpError.js';
-import { BatchRefused, parseLogBatch } from '../../../src/http/logs/batchParsers.js';
-import { validateLogBatch } from '../../../src/http/logs/validateLogBatch.js';
+import { toHttpError } from '../../../src/http/middleware/errorHandler.js';
+import { BatchRefused, parseLogBatch } from '../../../src/ingest/intake/batchParsers.js';
+import { validateLogBatch } from '../../../src/ingest/intake/validateLogBatch.js';
 import { prepareBatch, type PreparedBatch } from '../../../src/ingest/journaledBatch.js';
 
 const WORKSPACE = 'wörkspace';
@@ -67,17 +67,18 @@ describe('log batch parser threads', () => {
     const malformed = Buffer.from(JSON.stringify(records));
     malformed[malformed.indexOf('#7 ') + 3] = 0x80;
     const err = await refusal(parseLogBatch(malformed, WORKSPACE, receivedAt, 250));
-    expect(err).to.be.instanceOf(HttpError);
-    expect((err as HttpError).status).to.equal(400);
-    expect((err as HttpError).code).to.equal('invalid_json');
+    // The domain's error (kind invalid), which the HTTP layer answers with 400.
+    expect(err).to.be.instanceOf(AppError);
+    expect(toHttpError(err)!.status).to.equal(400);
+    expect((err as AppError).code).to.equal('invalid_json');
   });
 
   it('refuse what is not JSON, or poisons prototypes, with 400 invalid_json', async () => {
     for (const text of ['[{"event":', '{"__proto__": {"admin": true}}', ' ']) {
       const err = await refusal(parseLogBatch(Buffer.from(text), WORKSPACE, receivedAt, 250));
-      expect(err, text).to.be.instanceOf(HttpError);
-      expect((err as HttpError).status).to.equal(400);
-      expect((err as HttpError).code).to.equal('invalid_json');
+      expect(err, text).to.be.instanceOf(AppError);
+      expect(toHttpError(err)!.status).to.equal(400);
+      expect((err as AppError).code).to.equal('invalid_json');
     }
   });
 

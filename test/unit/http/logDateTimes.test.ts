@@ -2,7 +2,7 @@
 // API takes, and a refusal for a date that does not exist, whichever path reads it.
 import { expect } from 'chai';
 import type { AppError } from '../../../src/errors.js';
-import { validateLogBatch } from '../../../src/http/logs/validateLogBatch.js';
+import { validateLogBatch } from '../../../src/ingest/intake/validateLogBatch.js';
 
 const receivedAt = Date.parse('2026-03-02T12:00:00Z');
 const occurredAt = (text: string) => validateLogBatch([{ event: 'e', value: 1, occurred_at: text }], receivedAt, 250)[0]!.occurredAt;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { nestingDepth, textProblems } from '../../../src/http/textRules.js';
+import { nestingDepth, textProblems } from '../../../src/validation/textRules.js';
 
 describe('text no store can keep', () => {
   it('finds NUL characters and lone surrogates in strings at any depth, with JSON Pointer paths', () => {

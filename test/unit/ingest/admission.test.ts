@@ -24,6 +24,38 @@ describe('ingest admission', () => {
     expect(admission.enter('other').admitted).to.equal(true);
   });
 
+  it('refuses the workspace filling a journal backlog past half its cap (429 backlog) before it is full, and admits a quieter one', () => {
+    const clock = { now: 1_000_000 };
+    const metrics = createMetrics();
+    const backlog = { bytes: 0, records: 0, oldestJournaledAt: null };
+    metrics.registerJournal(() => backlog);
+    const admission = new Admission(loadConfig({ INGEST_JOURNAL_MAX_BYTES: String(100 * 1024 ** 2) }).ingest, metrics, () => clock.now);
+    const send = (ws: string, records: number) => {
+      const a = admission.enter(ws);
+      if (a.admitted) {
+        a.debit(records);
+        a.leave();
+      }
+      return a;
+    };
+    for (let i = 0; i < 10; i++) {
+      expect(send('flood', 10_000).admitted).to.equal(true);
+      expect(send('quiet', 10).admitted).to.equal(true);
+      clock.now += 200;
+    }
+    // Below half the cap nobody is refused for the backlog.
+    backlog.bytes = 50 * 1024 ** 2;
+    expect(send('flood', 10_000).admitted).to.equal(true);
+    backlog.bytes = 60 * 1024 ** 2;
+    clock.now += 1_000;
+    expect(admission.enter('flood')).to.deep.include({ admitted: false, reason: 'backlog', retryAfterS: 2 });
+    expect(send('quiet', 10).admitted).to.equal(true);
+    // A workspace new to the service has sent nothing: admitted.
+    expect(send('newcomer', 10).admitted).to.equal(true);
+    backlog.bytes = 10 * 1024 ** 2;
+    expect(send('flood', 10_000).admitted).to.equal(true);
+  });
+
   it('refuses for concurrency only at the limit, and then only a workspace holding its fair share or more', () => {
     const { admission } = admissionAt({ INGEST_MAX_CONCURRENT_REQUESTS: '4' });
     const quiet = admission.enter('quiet') as Admitted;

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import {
   decodeBatch,
   eventIdsIn,
-  insertBody,
   journalPayload,
   payloadOf,
   payloadOfRecords,
@@ -10,6 +9,7 @@ import {
   type LogPair,
   type NewLogRecord,
 } from '../../../src/ingest/journaledBatch.js';
+import { insertBody, LOG_COLUMNS } from '../../../src/ingest/insertRows.js';
 import { localDayStart } from '../../../src/time/localDay.js';
 
 const EVENTS: Record<string, string> = {
@@ -89,12 +89,12 @@ describe('journaled batches', () => {
     expect(reordered.equals(payloadOfRecords('ws', 5, 6, rows, eventIdOf))).to.equal(true);
   });
 
-  it('turn into insert rows, each with day_start from its event timezone, byte for byte', () => {
+  it('turn into insert rows, each with day_start from its event timezone (and no labels without a declaration), byte for byte', () => {
     const expected = batches
       .flatMap(({ payload }) => decodeBatch(payload).lines)
       .map((line) => {
         const [eventId, occurredAt, , row] = line.split('\t');
-        return `${row},${localDayStart(timezoneOf(eventId!), Number(occurredAt)) / 1000}]\n`;
+        return `${row},${localDayStart(timezoneOf(eventId!), Number(occurredAt)) / 1000},{},0]\n`;
       })
       .join('');
     const body = insertBody(
@@ -103,7 +103,7 @@ describe('journaled batches', () => {
     );
     expect(body.toString('utf8')).to.equal(expected);
     // Every row is a JSON array of the logs columns.
-    for (const line of body.toString('utf8').trimEnd().split('\n')) expect(JSON.parse(line)).to.have.length(10);
+    for (const line of body.toString('utf8').trimEnd().split('\n')) expect(JSON.parse(line)).to.have.length(LOG_COLUMNS.length);
   });
 
   it('name their events, and survive decoding and encoding again', () => {

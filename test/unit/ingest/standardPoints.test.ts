@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { CumulativeSeries, increaseOf } from '../../../src/ingest/cumulativeSeries.js';
 import { histogramSummary } from '../../../src/ingest/recordSummary.js';
-import { otlpRecords } from '../../../src/http/metrics/otlp.js';
-import { pointLogId } from '../../../src/http/metrics/pointRecords.js';
+import { otlpRecords } from '../../../src/ingest/intake/otlp.js';
+import { pointLogId } from '../../../src/ingest/intake/pointRecords.js';
 
 describe('histogram summaries', () => {
   const buckets = [

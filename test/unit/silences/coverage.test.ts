@@ -2,23 +2,56 @@
 import { expect } from 'chai';
 import { silenceActiveAt, silenceCovers } from '../../../src/silences/coverage.js';
 import type { Recurrence, SilenceRule } from '../../../src/silences/model.js';
+import { matchingLabels } from '../../../src/matchers/alertLabels.js';
+import { parseMatchers } from '../../../src/matchers/parse.js';
 
 const rule = (recurrence: Recurrence | null, policyIds: string[] | null = null): SilenceRule => ({
   policy_ids: policyIds,
+  matchers: null,
   starts_at: new Date('2027-01-01T00:00:00Z'),
   ends_at: new Date('2028-01-01T00:00:00Z'),
   recurrence,
 });
 const at = (iso: string) => Date.parse(iso);
 
+describe('silence matchers', () => {
+  const m = (text: string) => parseMatchers(text);
+  const base = { ...rule(null), matchers: m('{alertname="DiskFull", instance=~"db-.*"}') };
+  const now = at('2027-06-01T00:00:00Z');
+  it('covers an alert when every matcher matches its labels, whatever its policy or source', () => {
+    expect(silenceCovers(base, { id: 'src', labels: { alertname: 'DiskFull', instance: 'db-1' } }, now)).to.equal(true);
+    expect(silenceCovers(base, { id: 'src', labels: { alertname: 'DiskFull', instance: 'web-1' } }, now)).to.equal(false);
+    expect(silenceCovers(base, { id: 'src', labels: { alertname: 'DiskFull' } }, now)).to.equal(false);
+  });
+  it('with policy_ids too, needs both', () => {
+    const both = { ...base, policy_ids: ['p1'] };
+    expect(silenceCovers(both, { id: 'p1', labels: { alertname: 'DiskFull', instance: 'db-1' } }, now)).to.equal(true);
+    expect(silenceCovers(both, { id: 'p2', labels: { alertname: 'DiskFull', instance: 'db-1' } }, now)).to.equal(false);
+  });
+  it('matches a policy alert on its labels plus alertname (its title), severity, event, policy_id and agent', () => {
+    const labels = matchingLabels({
+      labels: { agent: 'web-1', route: '/x' },
+      title: 'Slow',
+      severity: 'error',
+      event: 'http.ms',
+      policy_id: 'p1',
+      agent: 'web-1',
+    });
+    expect(labels).to.deep.equal({ agent: 'web-1', route: '/x', alertname: 'Slow', severity: 'error', event: 'http.ms', policy_id: 'p1' });
+    expect(matchingLabels({ labels: { alertname: 'X' }, alert_source_id: 's', title: 'Other' })).to.deep.equal({ alertname: 'X' });
+    const silence = { ...rule(null), matchers: m('alertname="Slow"') };
+    expect(silenceCovers(silence, { id: 'p1', labels }, now)).to.equal(true);
+  });
+});
+
 describe('silence coverage', () => {
   it('covers [starts_at, ends_at) and only the policies it names', () => {
     const s = rule(null, ['p1']);
-    expect(silenceCovers(s, 'p1', at('2026-12-31T23:59:59Z'))).to.equal(false);
-    expect(silenceCovers(s, 'p1', at('2027-01-01T00:00:00Z'))).to.equal(true);
-    expect(silenceCovers(s, 'p2', at('2027-01-01T00:00:00Z'))).to.equal(false);
-    expect(silenceCovers(s, 'p1', at('2028-01-01T00:00:00Z'))).to.equal(false);
-    expect(silenceCovers(rule(null), 'any', at('2027-06-01T00:00:00Z'))).to.equal(true);
+    expect(silenceCovers(s, { id: 'p1', labels: {} }, at('2026-12-31T23:59:59Z'))).to.equal(false);
+    expect(silenceCovers(s, { id: 'p1', labels: {} }, at('2027-01-01T00:00:00Z'))).to.equal(true);
+    expect(silenceCovers(s, { id: 'p2', labels: {} }, at('2027-01-01T00:00:00Z'))).to.equal(false);
+    expect(silenceCovers(s, { id: 'p1', labels: {} }, at('2028-01-01T00:00:00Z'))).to.equal(false);
+    expect(silenceCovers(rule(null), { id: 'any', labels: {} }, at('2027-06-01T00:00:00Z'))).to.equal(true);
   });
 
   it('starts a window that begins in the skipped hour when the clock reaches a later time', () => {
