@@ -70,6 +70,32 @@ const BENCHES: readonly QuickBench[] = [
     ],
   },
   {
+    script: 'fleet',
+    args: ['--agents', '10000', '--policies', '1000', '--groups', '100', '--rounds', '3'],
+    headlines: [
+      { name: 'one bucket of a fleet of 10,000 agents ms', read: /one bucket of a fleet policy[^\n]*median ([\d.]+) ms/, better: 'lower', target: 200 },
+      {
+        name: 'slowest cycle ms (1,000 fleet policies × 100 groups)',
+        read: /fleet policies × \d+ groups: slowest cycle (\d+) ms/,
+        better: 'lower',
+        target: 2000,
+      },
+    ],
+  },
+  {
+    script: 'fleet-reads',
+    args: ['--agents', '10000', '--calls', '20', '--warmup', '3'],
+    headlines: [
+      { name: 'GET /v1.0/series 100 groups × 60 minutes p99 ms', read: /^series: 100 groups[^\n]*?\s[\d.]+\s+([\d.]+)\s/m, better: 'lower', target: 50 },
+      {
+        name: 'ranked comparison, 10,000 agents, worst p99 ms',
+        read: largest(/^ranked [^\n]*?\d+ agents\s+[\d.]+\s+([\d.]+)\s/m),
+        better: 'lower',
+        target: 100,
+      },
+    ],
+  },
+  {
     script: 'alert-latency',
     args: ['--samples', '5'],
     headlines: [
@@ -89,10 +115,11 @@ const BENCHES: readonly QuickBench[] = [
   },
   {
     script: 'ingest',
-    args: ['--records', '100000', '--open-rates', '20000', '--open-seconds', '5', '--overload-seconds', '5', '--journals', 'local'],
+    args: ['--records', '100000', '--open-rates', '20000', '--open-seconds', '5', '--overload-seconds', '5', '--journals', 'local', '--dimensions', '3'],
     headlines: [
       { name: 'records/s closed loop', read: /closed loop\s+\d+ clients: [\d,]+ records in [\d.]+ s = ([\d,]+) records\/s/, better: 'higher', target: 60000 },
       { name: 'visibility lag p99 ms', read: /visibility p99 ≤ 2 s\s+([\d.,]+) ms/, better: 'lower', target: 2000 },
+      { name: '3 dimensions × 1,000 series / none, rate ratio', read: /ratio \(declared \/ none[^)]*\): ([\d.]+)/, better: 'higher', target: 0.8 },
     ],
   },
   {
@@ -125,9 +152,22 @@ const BENCHES: readonly QuickBench[] = [
     ],
   },
   {
+    script: 'alertmanager',
+    args: ['--alerts', '2000', '--rounds', '3', '--interval', '5', '--latency', '50'],
+    headlines: [
+      { name: 'alertmanager re-post p99 ms', read: /re-post\s+p50 [\d.]+ ms {2}p99 ([\d.]+) ms/, better: 'lower', target: 200 },
+      { name: 'alertmanager post → webhook p99 ms', read: /firing post → webhook\s+p50 [\d.]+ ms {2}p99 ([\d.]+) ms/, better: 'lower', target: 100 },
+    ],
+  },
+  {
     script: 'escalation',
     args: ['--alerts', '20'],
     headlines: [{ name: 'step received − due, p99 ms', read: /received at sink − due:\s+p50 -?\d+ ms, p99 (-?\d+) ms/, better: 'lower', target: null }],
+  },
+  {
+    script: 'shifts',
+    args: ['--calls', '20'],
+    headlines: [{ name: 'shifts of 90 days, 5 × 50 members, 1,000 overrides, p99 ms', read: worstP99, better: 'lower', target: 100 }],
   },
   {
     script: 'analyst',

@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startService } from '../../src/service.js';
 import { temporaryDir } from './lib/cleanup.js';
+import { apiCaller } from './lib/apiCall.js';
 import { runBench, UsageError } from './lib/runner.js';
 
 const MINUTE_MS = 1000;
@@ -62,16 +63,7 @@ async function main(): Promise<void> {
   );
   const service = await startService(config, createLogger('warn'));
   try {
-    const call = async (method: string, path: string, token: string, body?: unknown) => {
-      const res = await fetch(service.url + path, {
-        method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const json = (await res.json()) as Record<string, unknown> & { alert?: { alert_id: string } };
-      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
+    const call = apiCaller<Record<string, unknown> & { alert?: { alert_id: string } }>(service.url);
     const token = (await call('POST', '/v1.0/admin/tokens', adminToken, { user_id: 'bench' })).token as string;
     // Scope all: the sink gets each alert.triggered too, which the count ignores.
     const destination = (await call('POST', '/v1.0/destinations', token, { channel: 'webhook', url: sinkUrl })) as { destination_id: string };

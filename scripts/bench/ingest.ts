@@ -6,10 +6,13 @@
 // of 256 clients while a reader lists event definitions. Then the stored counts are checked
 // against what was acknowledged (raw table and the three rollups, through the analyst views),
 // and, with the service stopped, the closed loop's rows go straight into a fresh embedded
-// ClickHouse in bulk inserts: the reference figure. INGEST_* variables (docs/operations.md) pass to the service.
+// ClickHouse in bulk inserts: the reference figure. With --dimensions N, the same service then
+// takes records with N keys declared against the same records without (lib/dimensionPhase.ts),
+// its own reference. INGEST_* variables (docs/operations.md) pass to the service.
 import { ConfigError } from '../../src/config.js';
 import { onCleanup, temporaryDir } from './lib/cleanup.js';
 import { generateBatches, totalBytes, type RequestBatch } from './lib/dataset.js';
+import { formatDimensionReport, measureDimensions } from './lib/dimensionPhase.js';
 import { measureDirectInsert } from './lib/directInsert.js';
 import { runLoad } from './lib/load.js';
 import { describeIngestSettings, ingestSettings, parseOptions, USAGE, type BenchOptions, type IngestSettings } from './lib/options.js';
@@ -150,6 +153,11 @@ async function runLocal(options: BenchOptions, ingest: IngestSettings, closedBat
     load.acceptedRecords + openLoops.reduce((n, o) => n + o.acceptedRecords, 0) + visibility.acceptedRecords + overloadResult.acceptedRecords;
   const counts = await countStored(service, WORKSPACES, acknowledged);
   const figures = await serviceFigures(service, rss, highWaterMark);
+  const dimensionOptions = { ...options, rounds: options.dimensionRounds };
+  const dimensions =
+    options.dimensions > 0
+      ? formatDimensionReport(await measureDimensions(service, dimensionOptions, () => drained(service), progress), dimensionOptions)
+      : null;
   const exitCode = await service.stop();
   if (exitCode !== 0) progress(`the service exited with code ${exitCode}`);
 
@@ -168,7 +176,8 @@ async function runLocal(options: BenchOptions, ingest: IngestSettings, closedBat
       direct,
     }),
   );
-  return counts.logs === acknowledged && counts.uniqueLogIds === acknowledged && direct.storedRows === options.records;
+  if (dimensions) process.stdout.write(dimensions.text);
+  return (dimensions?.met ?? true) && counts.logs === acknowledged && counts.uniqueLogIds === acknowledged && direct.storedRows === options.records;
 }
 
 /** The options and settings of this run, or the usage text and exit when they are wrong. */

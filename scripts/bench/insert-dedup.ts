@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { insertBody, LOG_COLUMNS, logsInsertSettings, payloadOfRecords, type NewLogRecord } from '../../src/ingest/journaledBatch.js';
+import { insertBody, LOG_COLUMNS, logsInsertSettings } from '../../src/ingest/insertRows.js';
+import { payloadOfRecords, type NewLogRecord } from '../../src/ingest/journaledBatch.js';
 import { openClickHouse, type ClickHouseStore } from '../../src/stores/clickhouse.js';
 import { migrateClickHouse } from '../../src/stores/migrations.js';
 import { temporaryDir } from './lib/cleanup.js';

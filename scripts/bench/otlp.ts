@@ -5,7 +5,7 @@
 // 1,000 with `concurrency` clients, timed until every request is answered; then the journal is
 // drained and the stored counts checked (raw table and day rollups): nothing lost, nothing twice.
 import { parseArgs } from 'node:util';
-import { ExportMetricsServiceRequest } from '../../src/http/metrics/otlpProto.js';
+import { ExportMetricsServiceRequest } from '../../src/ingest/intake/otlpProto.js';
 import { onCleanup, temporaryDir } from './lib/cleanup.js';
 import { generateBatches, type RequestBatch } from './lib/dataset.js';
 import { runLoad } from './lib/load.js';

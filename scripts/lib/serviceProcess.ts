@@ -56,8 +56,14 @@ const START_NODE_ARGS = (packageManifest.scripts.start ?? '').split(' ').filter(
 
 const compiled = new Map<string, Promise<void>>();
 
-/** Compiles the checkout's sources into its dist/ (as `npm run build` does, without the browser code), once per process. */
+/**
+ * Compiles the checkout's sources into its dist/ (as `npm run build` does, without the browser
+ * code), once per process; not at all where ALERTMON_DIST_COMPILED names the checkout:
+ * scripts/test.ts compiles it once before it starts its mocha processes side by side, so that
+ * no process rewrites dist/ while another starts a service from it.
+ */
 function compile(root: string): Promise<void> {
+  if (process.env.ALERTMON_DIST_COMPILED === path.resolve(root)) return Promise.resolve();
   let done = compiled.get(root);
   if (!done) {
     done = runNode([path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], root).then(({ code, stdout, stderr }) => {

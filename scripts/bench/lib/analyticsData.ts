@@ -4,7 +4,6 @@
 // whose materialized views fill the minute, hour and day rollups as ingest would.
 import { issueToken } from '../../../src/auth/tokens.js';
 import { loadConfig } from '../../../src/config.js';
-import { DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE } from '../../../src/events/model.js';
 import { insertEventDefinition } from '../../../src/events/store.js';
 import { openStores, storeOptions, type Stores } from '../../../src/stores/index.js';
 
@@ -88,7 +87,8 @@ export async function loadBenchData(
   now: number,
   progress: (m: string) => void,
 ): Promise<LoadedData> {
-  const stores = await openStores(storeOptions(loadConfig({ DATA_DIR: dataDir })));
+  const config = loadConfig({ DATA_DIR: dataDir });
+  const stores = await openStores(storeOptions(config));
   try {
     const tokens = new Map<string, string>();
     for (const workspaceId of new Set(events.map((e) => e.workspaceId))) {
@@ -100,7 +100,7 @@ export async function loadBenchData(
         stores.postgres,
         e.workspaceId,
         { event: e.event, agent: 'bench', timezone: e.timezone },
-        DEFAULT_MAX_DEFINITIONS_PER_WORKSPACE,
+        config.events.maxDefinitionsPerWorkspace,
       );
       loaded.push({ ...e, eventId: definition.event_id });
     }

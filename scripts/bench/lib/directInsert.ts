@@ -1,9 +1,10 @@
 // The ceiling to compare the service with: the same rows written straight into a fresh
 // embedded ClickHouse (same schema, materialized views included) in large bulk inserts,
-// in the line format of the journal writer (src/ingest/journaledBatch.ts). Only the inserts are timed.
+// in the line format of the journal writer (src/ingest/journaledBatch.ts, insertRows.ts). Only the inserts are timed.
 import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { insertBody, LOG_COLUMNS, logsInsertSettings, payloadOfRecords, type NewLogRecord } from '../../../src/ingest/journaledBatch.js';
+import { insertBody, LOG_COLUMNS, logsInsertSettings } from '../../../src/ingest/insertRows.js';
+import { payloadOfRecords, type NewLogRecord } from '../../../src/ingest/journaledBatch.js';
 import { openClickHouse, type ClickHouseStore } from '../../../src/stores/clickhouse.js';
 import { migrateClickHouse } from '../../../src/stores/migrations.js';
 import type { LogRecordBody, RequestBatch } from './dataset.js';

@@ -1,7 +1,7 @@
 // Command-line options of the ingest benchmark, and the INGEST_* settings handed to the service.
 import { parseArgs } from 'node:util';
 import { loadConfig, type IngestConfig } from '../../../src/config.js';
-import { PORTABLE_MAX_LOGS_PER_REQUEST } from '../../../src/http/logs/schemas.js';
+import { PORTABLE_MAX_LOGS_PER_REQUEST } from '../../../src/ingest/intake/recordRules.js';
 import { UsageError } from './runner.js';
 
 export interface BenchOptions {
@@ -17,6 +17,10 @@ export interface BenchOptions {
   readonly overloadSeconds: number;
   /** Which journals to measure: the local one, the JetStream stream (JOURNAL_URL), or both. */
   readonly journals: readonly ('local' | 'stream')[];
+  /** Keys declared in the dimensions phase (0: no such phase), series per event name, rounds. */
+  readonly dimensions: number;
+  readonly series: number;
+  readonly dimensionRounds: number;
 }
 
 export const INGEST_VARIABLES = [
@@ -49,6 +53,10 @@ export const USAGE = `usage: npm run bench:ingest -- [options]
   --journals <list>        local, stream or both (default local,stream): stream runs a writer and one, then two,
                            ROLE=ingest processes on NATS (BENCH_NATS_URL, default nats://127.0.0.1:4222) and a
                            Postgres server (BENCH_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/postgres)
+  --dimensions <n>         also run the dimensions phase (local journal) with n (1–8) keys declared on every event name, against the
+                           same records without a declaration, alternating (default: no such phase)
+  --series <n>             series per event name in the dimensions phase (default 1000)
+  --dimension-rounds <n>   rounds of the dimensions phase, each sending --records records into both (default 2)
 environment: ${INGEST_VARIABLES.join(', ')} are passed to the service;
   the stores live under TMPDIR (default /tmp), whose disk the figures depend on.`;
 
@@ -68,6 +76,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'overload-clients': { type: 'string' },
       'overload-seconds': { type: 'string' },
       journals: { type: 'string' },
+      dimensions: { type: 'string' },
+      series: { type: 'string' },
+      'dimension-rounds': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -84,6 +95,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     overloadClients: positiveInteger('--overload-clients', values['overload-clients'], 256),
     overloadSeconds: positiveInteger('--overload-seconds', values['overload-seconds'], 10),
     journals: journalsOf(values.journals ?? 'local,stream'),
+    dimensions: values.dimensions === undefined ? 0 : positiveInteger('--dimensions', values.dimensions, 0, 8),
+    series: positiveInteger('--series', values.series, 1_000, 10_000),
+    dimensionRounds: positiveInteger('--dimension-rounds', values['dimension-rounds'], 2, 20),
   };
 }
 
