@@ -23,6 +23,7 @@ import Router from '@koa/router';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { AppContext, AppState } from './context.js';
 import { requireUuidParams } from './params.js';
+import { refuseUnreadableQuery } from './rawText.js';
 import { bodyValidator, queryValidator } from './validation.js';
 
 export type Method = 'get' | 'post' | 'put' | 'delete';
@@ -116,7 +117,11 @@ export class ApiRouter {
     const fullPath = this.prefix + (spec.path === '/' && this.prefix !== '' ? '' : spec.path);
     this.routes.push({ spec: spec as RouteSpec, fullPath, tag: this.tag });
     if (createsResource(spec as RouteSpec)) this.creatingPaths.add(fullPath);
+    // A query that is not percent-encoded UTF-8, or holds NUL, would be read as what nobody sent
+    // (rawText.ts). Behind a token it is refused; a route open to anyone answers it itself.
+    const checksRawQuery = (spec.auth ?? 'workspace') !== 'none';
     this.router[spec.method](spec.path, async (ctx) => {
+      if (checksRawQuery) refuseUnreadableQuery(ctx);
       const query = (validateQuery ? validateQuery({ ...ctx.query }) : undefined) as Input<Q>;
       const body = (validateBody ? validateBody(ctx.request.body) : undefined) as Input<B>;
       await handler(ctx, { query, body });

@@ -2,10 +2,13 @@
 // not UTF-8 (`%FF`, an encoded lone surrogate `%ED%A0%80`) into U+FFFD, and the router keeps a
 // path segment it cannot decode as sent (`%FF%FE` stays those six characters). Either way the
 // handler would read a name nobody sent. These read the raw request line instead, so such a
-// request is refused (400 naming the parameter) rather than read or stored under that name.
+// request is refused (400 naming the parameter) rather than read or stored under that name:
+// ApiRouter checks the query of every route behind a token (refuseUnreadableQuery), before its
+// schema; the public link routes answer a bad query with their one 404 and are left alone.
 import type { Context } from 'koa';
-import type { ErrorDetail } from '../errors.js';
+import { validationFailed, type ErrorDetail } from '../errors.js';
 import { textProblems } from '../validation/textRules.js';
+import { queryMessage } from './validation.js';
 
 const decodes = (text: string): boolean => {
   try {
@@ -40,6 +43,12 @@ export function queryTextProblems(ctx: Context): ErrorDetail[] {
     else if (textProblems([decodeURIComponent(rawName), decodeURIComponent(rawValue)]).length > 0) report(path, 'must not contain NUL (\\u0000) characters');
   }
   return problems;
+}
+
+/** Throws 400 validation_failed naming each parameter of the raw query that queryTextProblems finds. */
+export function refuseUnreadableQuery(ctx: Context): void {
+  const problems = queryTextProblems(ctx);
+  if (problems.length > 0) throw validationFailed(problems, queryMessage(problems));
 }
 
 /**

@@ -37,7 +37,7 @@ export const emptyBodySchema = { type: 'object', additionalProperties: false, pr
 export const bodyValidator = <T>(schema: object): Validator<T> => validatorFrom<T>(bodyAjv, schema);
 
 /** A query has few parameters: its message names each problem, e.g. "period must be one of: 1h, 1d". */
-const queryMessage = (details: readonly ErrorDetail[]) =>
+export const queryMessage = (details: readonly ErrorDetail[]) =>
   `Invalid query: ${details.map((d) => `${d.path.replace(/^\//, '') || 'query'} ${d.message}`).join('; ')}.`;
 
 const PLAIN_INTEGER = /^-?[0-9]+$/;

@@ -10,7 +10,6 @@ import type { TimezoneCatalog } from '../../events/timezones.js';
 import type { Stores } from '../../stores/index.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
-import { queryTextProblems } from '../rawText.js';
 import { rankedComparisonJson } from './representation.js';
 import { rankedQuerySchema, rankedResponseSchema } from './schemas.js';
 
@@ -24,7 +23,7 @@ const oneOf = <T extends string>(values: readonly T[], text: string): text is T 
 /** The query as a request, every problem of its shape reported at once. */
 function requestOf(ctx: Context): Omit<RankedComparisonRequest, 'now'> {
   const q = ctx.query;
-  const problems: ErrorDetail[] = queryTextProblems(ctx);
+  const problems: ErrorDetail[] = [];
   for (const name of Object.keys(q)) if (!KNOWN.has(name)) problems.push({ path: `/${name}`, message: 'is not a parameter of this route' });
   if (Object.values(q).some((v) => list(v).some((t) => t.length > MAX_TEXT))) problems.push({ path: '', message: 'holds a value too long' });
   const one = (name: string): string | undefined => {

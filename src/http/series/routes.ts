@@ -7,7 +7,6 @@ import { PERIODS, type Period } from '../../rollups/model.js';
 import type { Stores } from '../../stores/index.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf } from '../context.js';
-import { queryTextProblems } from '../rawText.js';
 
 const KNOWN = new Set(['event', 'period', 'from', 'to', 'agent', 'filter', 'group_by', 'limit']);
 const MAX_TEXT = 1_000;
@@ -68,7 +67,7 @@ const list = (v: string | string[] | undefined): string[] => (v === undefined ? 
 /** The query as SeriesQuery, every problem reported at once. */
 function queryOf(ctx: Context): SeriesQuery {
   const q = ctx.query;
-  const problems: ErrorDetail[] = queryTextProblems(ctx);
+  const problems: ErrorDetail[] = [];
   for (const name of Object.keys(q)) if (!KNOWN.has(name)) problems.push({ path: `/${name}`, message: 'is not a parameter of this route' });
   const one = (name: string): string | undefined => {
     const values = list(q[name]);

@@ -161,6 +161,31 @@ describe('HTTP contract (issue 29)', function () {
     expect(events.body.map((e: Json) => e.event)).to.not.include('bad \ufffd name');
   });
 
+  it('refuses a query that is not percent-encoded UTF-8 or holds NUL with 400 naming the parameter, on every GET behind a token', async () => {
+    // %FF is no UTF-8; %ED%A0%80 an encoded lone surrogate; Node's parser would read either as U+FFFD.
+    const queries = [
+      ['name%FF=1', '/name%FF'],
+      ['q=%ED%A0%80', '/q'],
+      ['q=a%00b', '/q'],
+    ] as const;
+    let checked = 0;
+    for (const { path, template } of documentedPaths()) {
+      const operation = document.paths[template].get as Json | undefined;
+      if (operation === undefined || operation.security.length === 0) continue;
+      const auth = operation.security[0].adminToken === undefined ? token : TEST_ADMIN_TOKEN;
+      for (const [query, parameter] of queries) {
+        const res = await raw(svc.url, 'GET', `${path}?${query}`, { authorization: `Bearer ${auth}` });
+        expectErrorBody(res, 400, 'validation_failed', `GET ${template}?${query}`);
+        expect(
+          res.body.error.details.map((d: Json) => d.path),
+          `GET ${template}?${query}`,
+        ).to.include(parameter);
+        checked++;
+      }
+    }
+    expect(checked).to.be.greaterThan(60);
+  });
+
   it('takes integers in a query only as plain decimal digits', async () => {
     for (const bad of ['0x10', '0b11', '0o7', '1e1', '  2', '2 ', '+2', '2.0', '', 'Infinity']) {
       const res = await svc.request('GET', `/v1.0/alerts?limit=${encodeURIComponent(bad)}`, { token });
