@@ -10,7 +10,7 @@ import { EventDirectory } from './events/eventDirectory.js';
 import type { EventsDeps } from './events/operations.js';
 import { TimezoneCatalog } from './events/timezones.js';
 import { Admission } from './ingest/admission.js';
-import type { Ingestor } from './ingest/ingestor.js';
+import type { Ingestor, InsertListener } from './ingest/ingestor.js';
 import { LogIngestor } from './ingest/logIngestor.js';
 import { sharedParserThreads } from './ingest/intake/batchParsers.js';
 import { Intake } from './ingest/intake/intake.js';
@@ -77,11 +77,11 @@ export interface ServiceOptions {
 
 /**
  * The ingest pipeline over config.ingest.journalDir: its journal recovered and replaying,
- * its idempotency window loaded, its rows labelled with their series by `series` from the
- * first block replayed (the declarations are read first; a Postgres that does not answer fails
- * the open rather than let a block go unlabelled). The one way to build one (tests that need a
- * second one, as another process would have, call it with a directory, a journal and a
- * labeller of their own).
+ * its idempotency window loaded, its rows labelled with their series by `series` and each
+ * block announced to `onInserted` from the first block replayed (the declarations are read
+ * first; a Postgres that does not answer fails the open rather than let a block go
+ * unlabelled). The one way to build one (tests that need a second one, as another process
+ * would have, call it with a directory, a journal and a labeller of their own).
  */
 export async function openIngestor(
   config: Config,
@@ -90,9 +90,10 @@ export async function openIngestor(
   metrics: Metrics,
   logger: Logger,
   series: SeriesLabeller,
+  onInserted: InsertListener | null = null,
 ): Promise<LogIngestor> {
   await series.load();
-  return LogIngestor.open({ clickhouse: stores.clickhouse, directory, config: config.ingest, metrics, logger, series });
+  return LogIngestor.open({ clickhouse: stores.clickhouse, directory, config: config.ingest, metrics, logger, series, onInserted });
 }
 
 /** The local journal's ingestor, or with JOURNAL_URL the stream's (publishing where the role ingests, writing where it holds ClickHouse). */
@@ -103,12 +104,13 @@ async function ingestorOf(
   metrics: Metrics,
   logger: Logger,
   series: SeriesLabeller,
+  onInserted: InsertListener,
 ): Promise<Ingestor | null> {
-  if (config.ingest.journalUrl === null) return servesIngest(config.role) ? openIngestor(config, stores, directory, metrics, logger, series) : null;
+  if (config.ingest.journalUrl === null) return servesIngest(config.role) ? openIngestor(config, stores, directory, metrics, logger, series, onInserted) : null;
   if (!servesIngest(config.role) && !runsWorker(config.role)) return null;
   const clickhouse = usesClickHouse(config) ? stores.clickhouse : null;
   if (clickhouse !== null) await series.load();
-  return StreamIngestor.open({ config: config.ingest, directory, metrics, logger, clickhouse, series });
+  return StreamIngestor.open({ config: config.ingest, directory, metrics, logger, clickhouse, series, onInserted });
 }
 
 /** Builds every service this process's role needs; the ingestor has loaded its idempotency window when this resolves. */
@@ -116,13 +118,14 @@ export async function buildServices(config: Config, stores: Stores, logger: Logg
   const metrics = options.metrics ?? createMetrics();
   const { postgres, clickhouse } = stores;
   const directory = new EventDirectory(postgres, config.events.maxDefinitionsPerWorkspace);
-  // Before the ingestor: its writer replays the journal as it opens, every block labelled (issue 52).
+  // Before the ingestor: its writer replays the journal as it opens, every block labelled (issue 52)
+  // and announced.
   const seriesLabeller = new SeriesLabeller(postgres, config.dimensions.maxSeries, metrics, logger);
-  const ingestor = await ingestorOf(config, stores, directory, metrics, logger, seriesLabeller);
+  const insertSignal = new InsertSignal(postgres, logger);
+  const announce = (eventIds: ReadonlySet<string>) => insertSignal.announce(eventIds);
+  const ingestor = await ingestorOf(config, stores, directory, metrics, logger, seriesLabeller, announce);
   const timezones = usesClickHouse(config) ? await TimezoneCatalog.load(clickhouse) : TimezoneCatalog.ofIntl();
   const links = PublicLinks.of(config.http.publicUrl, `http://${config.http.host}:${config.http.port}`);
-  const insertSignal = new InsertSignal(postgres, logger);
-  ingestor?.onInserted((eventIds) => insertSignal.announce(eventIds));
   const firstSight = new FirstSightDimensions(postgres, () => seriesLabeller.invalidate());
   const backfill = usesClickHouse(config)
     ? new SeriesBackfiller(postgres, clickhouse, () => ingestor?.caughtUp() ?? Promise.resolve(), config.dimensions.maxSeries, logger)

@@ -2,6 +2,9 @@
 // under JOURNAL_DIR) or a shared stream (stream/streamIngestor.ts, JOURNAL_URL).
 import type { PreparedBatch } from './journaledBatch.js';
 
+/** Told the event ids of each block once it is in ClickHouse (and so in every rollup): data-driven evaluation. */
+export type InsertListener = (eventIds: ReadonlySet<string>) => void;
+
 export interface Ingestor {
   /** Journals the batch's records; resolves once they are durable. Throws 400 or 503 when it cannot take them. */
   ingest(batch: PreparedBatch): Promise<void>;
@@ -9,8 +12,6 @@ export interface Ingestor {
   caughtUp(): Promise<void>;
   /** Runs fn between two inserts (no insert runs meanwhile), e.g. to re-bucket day rollups. */
   runExclusive<R>(fn: () => Promise<R>): Promise<R>;
-  /** Calls listener with the event ids of each block once it is in ClickHouse (data-driven evaluation). */
-  onInserted(listener: (eventIds: ReadonlySet<string>) => void): void;
   /**
    * How long the journal writer of this process has made no progress while a backlog waits
    * for it (ms; 0 when nothing waits or it moves), null where this process runs no writer.

@@ -17,7 +17,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import type { EventDirectory } from '../events/eventDirectory.js';
-import type { Ingestor } from './ingestor.js';
+import type { Ingestor, InsertListener } from './ingestor.js';
 import { clientLogIds, decodeBatch, journalPayload, RecordTooLargeError, splitPayload, summariseBatch, type PreparedBatch } from './journaledBatch.js';
 import { FrameTooLargeError, MAX_APPEND_PAYLOAD_BYTES } from './journal/frames.js';
 import { isOutOfSpace, Journal, JournalFullError } from './journal/journal.js';
@@ -44,6 +44,11 @@ export interface LogIngestorDeps {
    * before the labels were there would be stored without its series for good (issue 52).
    */
   readonly series: BlockSeriesLabels | null;
+  /**
+   * Told of each block once it is in ClickHouse. Given at open for the same reason: the blocks
+   * replayed as the writer opens are announced like any other.
+   */
+  readonly onInserted: InsertListener | null;
 }
 
 export class LogIngestor implements Ingestor {
@@ -97,6 +102,7 @@ export class LogIngestor implements Ingestor {
     metrics.registerJournal(() => journal.backlog);
     ingestor.reportWindow();
     if (deps.series !== null) writer.labelSeries(deps.series);
+    writer.onInserted = deps.onInserted;
     writer.start();
     logger.info('ingest ready', { recent_log_ids: loaded, journal_dir: config.journalDir, journal_backlog_records: journal.backlog.records });
     return ingestor;
@@ -215,11 +221,6 @@ export class LogIngestor implements Ingestor {
   /** Resolves once every record journaled before the call is in ClickHouse (and so in every rollup). */
   caughtUp(): Promise<void> {
     return this.writer.caughtUp(this.appendedFrames);
-  }
-
-  /** Calls `listener` with the event ids of each block once it is in ClickHouse (one listener; a second replaces the first). */
-  onInserted(listener: (eventIds: ReadonlySet<string>) => void): void {
-    this.writer.onInserted = listener;
   }
 
   /**

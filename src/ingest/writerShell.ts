@@ -11,6 +11,7 @@ import type { Metrics } from '../metrics.js';
 import type { ClickHouseStore } from '../stores/clickhouse.js';
 import { InsertPacing } from './insertPacing.js';
 import { eventIdsIn } from './journaledBatch.js';
+import type { InsertListener } from './ingestor.js';
 import { type BlockSeriesLabels, LogsBlockInserter, pauseBeforeRetry } from './logsBlockInsert.js';
 
 export abstract class WriterShell {
@@ -26,7 +27,7 @@ export abstract class WriterShell {
   protected readonly inserter: LogsBlockInserter;
   protected readonly pacing: InsertPacing;
   /** Told the events of each block once it is in ClickHouse (and so in every rollup): evaluation is driven by it. */
-  onInserted: ((eventIds: ReadonlySet<string>) => void) | null = null;
+  onInserted: InsertListener | null = null;
 
   constructor(
     protected readonly clickhouse: ClickHouseStore,

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { SeriesLabeller } from '../../src/dimensions/seriesLabeller.js';
 import { EventDirectory } from '../../src/events/eventDirectory.js';
 import { prepareBatch, type NewLogRecord } from '../../src/ingest/journaledBatch.js';
-import type { Ingestor } from '../../src/ingest/ingestor.js';
+import type { Ingestor, InsertListener } from '../../src/ingest/ingestor.js';
 import type { LogIngestor } from '../../src/ingest/logIngestor.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics, type Metrics } from '../../src/metrics.js';
@@ -22,6 +22,8 @@ export interface TestIngestorOptions {
   /** A journal folder to reopen (restart tests); by default a new one. */
   readonly journalDir?: string;
   readonly metrics?: Metrics;
+  /** Told the event ids of each block inserted, from the first block replayed at open. */
+  readonly onInserted?: InsertListener;
 }
 
 export async function openTestIngestor(stores: Stores, options: TestIngestorOptions = {}): Promise<{ ingestor: LogIngestor; journalDir: string }> {
@@ -31,7 +33,7 @@ export async function openTestIngestor(stores: Stores, options: TestIngestorOpti
   const metrics = options.metrics ?? createMetrics();
   const logger = createLogger('silent');
   const series = new SeriesLabeller(stores.postgres, config.dimensions.maxSeries, metrics, logger);
-  const ingestor = await openIngestor(config, stores, directory, metrics, logger, series);
+  const ingestor = await openIngestor(config, stores, directory, metrics, logger, series, options.onInserted ?? null);
   return { ingestor, journalDir };
 }
 

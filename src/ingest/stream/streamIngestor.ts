@@ -10,7 +10,7 @@ import type { EventDirectory } from '../../events/eventDirectory.js';
 import type { Logger } from '../../logger.js';
 import type { Metrics } from '../../metrics.js';
 import type { ClickHouseStore } from '../../stores/clickhouse.js';
-import type { Ingestor } from '../ingestor.js';
+import type { Ingestor, InsertListener } from '../ingestor.js';
 import { journalPayload, type PreparedBatch, RecordTooLargeError, splitPayload } from '../journaledBatch.js';
 import type { JournalBacklog } from '../journal/journal.js';
 import { resolvePairs, withdrawCreated } from '../pairs.js';
@@ -27,6 +27,8 @@ export interface StreamIngestorDeps {
   readonly clickhouse: ClickHouseStore | null;
   /** The writer's series labels, set before it takes its first message (see LogIngestorDeps.series). */
   readonly series: BlockSeriesLabels | null;
+  /** Told of each block the writer inserts, from the first (see LogIngestorDeps.onInserted). */
+  readonly onInserted: InsertListener | null;
 }
 
 const BACKLOG_POLL_MS = 1_000;
@@ -72,6 +74,7 @@ export class StreamIngestor implements Ingestor {
         ));
       const ingestor = new StreamIngestor(deps, stream, writer);
       if (writer !== null && deps.series !== null) writer.labelSeries(deps.series);
+      if (writer !== null) writer.onInserted = deps.onInserted;
       writer?.start();
       await ingestor.pollBacklog();
       logger.info('ingest ready on the journal stream', { stream: stream.name, writer: writer !== null });
@@ -132,10 +135,6 @@ export class StreamIngestor implements Ingestor {
 
   runExclusive<R>(fn: () => Promise<R>): Promise<R> {
     return this.writer ? this.writer.runExclusive(fn) : fn();
-  }
-
-  onInserted(listener: (eventIds: ReadonlySet<string>) => void): void {
-    if (this.writer) this.writer.onInserted = listener;
   }
 
   /** Readiness: JetStream answers. */
