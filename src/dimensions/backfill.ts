@@ -71,11 +71,20 @@ export class SeriesBackfiller implements SeriesBackfill {
   }
 
   async forget(workspaceId: string, event: string): Promise<void> {
-    await this.clickhouse.client.command({
-      query: 'ALTER TABLE series_rollups DELETE WHERE workspace_id = {ws:String} AND event = {event:String}',
-      query_params: { ws: workspaceId, event },
-      clickhouse_settings: { mutations_sync: '1' },
-    });
+    try {
+      await this.clickhouse.client.command({
+        query: 'ALTER TABLE series_rollups DELETE WHERE workspace_id = {ws:String} AND event = {event:String}',
+        query_params: { ws: workspaceId, event },
+        clickhouse_settings: { mutations_sync: '1' },
+      });
+    } catch (err) {
+      // The removal is committed; the rows left are never read (each declaration has a version of its own).
+      this.logger.warn('dimensions: could not remove the series rollups of a removed declaration; a later declaration of the name removes them', {
+        err,
+        workspace_id: workspaceId,
+        event,
+      });
+    }
   }
 
   private async run(d: Dimension): Promise<void> {

@@ -12,7 +12,11 @@ export interface SeriesBackfill {
   readonly reachMs: number;
   /** Starts the declaration's backfill in the background. */
   start(dimension: Dimension): void;
-  /** Removes every series rollup row of the event name (a DELETE). */
+  /**
+   * Removes every series rollup row of the event name (a DELETE), after the declaration's
+   * removal is committed: it never throws (a failure is logged; the rows left are never read,
+   * and the next declaration's backfill removes them).
+   */
   forget(workspaceId: string, event: string): Promise<void>;
 }
 

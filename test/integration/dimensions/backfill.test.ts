@@ -102,4 +102,38 @@ describe('dimensions: backfill', function () {
     );
     expect(left!.n).to.equal(0);
   });
+
+  it('answers a DELETE whose clean-up ClickHouse refuses 204, as committed; the next declaration removes the rows left', async () => {
+    await sendLogs(svc, token, batch(300));
+    expect((await svc.request('PUT', '/v1.0/dimensions/queue.ms', { token, body: { keys: ['zone'] } })).status).to.equal(200);
+    await done();
+    const rowsLeft = async () =>
+      (
+        await queryRows<{ n: number }>(
+          svc.stores.clickhouse,
+          "SELECT toUInt64(count()) AS n FROM series_rollups WHERE workspace_id = {ws:String} AND event = 'queue.ms'",
+          { ws },
+        )
+      )[0]!.n;
+    expect(await rowsLeft()).to.be.greaterThan(0);
+    // The real engine, with the one mutation of the removal refused, as a ClickHouse going away would.
+    const client = svc.stores.clickhouse.client;
+    const command = client.command.bind(client);
+    client.command = (params) =>
+      /^ALTER TABLE series_rollups DELETE WHERE workspace_id = \{ws:String\} AND event = \{event:String\}$/.test(params.query)
+        ? Promise.reject(new Error('injected: the mutation is refused'))
+        : command(params);
+    try {
+      expect((await svc.request('DELETE', '/v1.0/dimensions/queue.ms', { token })).status).to.equal(204);
+    } finally {
+      client.command = command;
+    }
+    expect((await svc.request('GET', '/v1.0/dimensions/queue.ms', { token })).status).to.equal(404);
+    expect(await rowsLeft()).to.be.greaterThan(0);
+
+    expect((await svc.request('PUT', '/v1.0/dimensions/queue.ms', { token, body: { keys: ['queue'] } })).status).to.equal(200);
+    await done();
+    const { events, series } = await sums('minute');
+    expect(series).to.deep.equal(events);
+  });
 });
