@@ -4,12 +4,9 @@
 // received alert in the list with its source (no rule, no value) and its annotations, and a
 // silence's matchers in the silences list.
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
-import { launchBrowser, screenshotDir, type TestBrowser } from '../helpers/browser.js';
-import { overflowPx, timesWithoutZone } from '../helpers/consolePage.js';
+import { browserSuiteHooks, launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { lookAt, signIn } from '../helpers/consolePage.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import path from 'node:path';
-import { mkdirSync } from 'node:fs';
 
 describe('alert sources in the console (Chromium)', function () {
   this.timeout(300_000);
@@ -27,27 +24,10 @@ describe('alert sources in the console (Chromium)', function () {
     });
     expect(silence.status, silence.text).to.equal(201);
   });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed')
-      process.stdout.write(`    screenshots: ${(await browser.screenshots(this.currentTest.fullTitle())).join(', ')}\n`);
-  });
-  after(async () => {
-    await browser?.close();
-    await svc?.close();
-  });
-
-  const signIn = async (page: Page) => {
-    await page.goto(`${svc.url}/`);
-    await page.getByLabel('Workspace token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Events', level: 1 }).waitFor();
-  };
-  const shoot = async (page: Page, name: string) => {
-    expect(await timesWithoutZone(page), name).to.deep.equal([]);
-    expect(await overflowPx(page), `${name}: wider than the screen`).to.be.at.most(0);
-    mkdirSync(screenshotDir, { recursive: true });
-    await page.screenshot({ path: path.join(screenshotDir, `alert-sources-${name}.png`), fullPage: true });
-  };
+  browserSuiteHooks(
+    () => browser,
+    () => svc,
+  );
 
   for (const [width, height] of [
     [390, 844],
@@ -56,7 +36,7 @@ describe('alert sources in the console (Chromium)', function () {
     it(`adds a source, shows its sender configuration, a received alert's annotations and matcher silences at ${width}×${height}`, async () => {
       const page = await browser.newPage();
       await page.setViewportSize({ width, height });
-      await signIn(page);
+      await signIn(page, svc.url, token);
       const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name }).click();
 
       await nav('Alert sources');
@@ -82,7 +62,7 @@ describe('alert sources in the console (Chromium)', function () {
       expect(snippets.join('\n')).to.include(`-notifier.url=${svc.url}/alertmanager/${id}`);
       expect(snippets.join('\n')).to.include('credentials: <workspace token>');
       expect(snippets.join('\n')).to.not.include(token);
-      await shoot(page, `sources-${width}`);
+      await lookAt(page, `alert-sources-sources-${width}`, { apiValues: false });
 
       // What the snippet names takes a post; the alert shows its annotations.
       const labels = { alertname: `DiskFull${width}`, instance: 'web-1' };
@@ -111,13 +91,13 @@ describe('alert sources in the console (Chromium)', function () {
       await detail.getByText('Only 2% of /var is free.').waitFor();
       expect(await detail.textContent()).to.include('description');
       await detail.getByRole('link', { name: "Open the rule's query in the sender" }).waitFor();
-      await shoot(page, `alert-${width}`);
+      await lookAt(page, `alert-sources-alert-${width}`, { apiValues: false });
 
       // Silences by matchers say what they cover.
       await nav('Silences');
       await page.getByRole('heading', { name: 'Silences', level: 1 }).waitFor();
       await page.getByRole('row').filter({ hasText: 'resizing' }).getByText('Every alert matching alertname="DiskFull", instance=~"db-.*"').waitFor();
-      await shoot(page, `silences-${width}`);
+      await lookAt(page, `alert-sources-silences-${width}`, { apiValues: false });
 
       // Removing the source resolves its alerts.
       await nav('Alert sources');

@@ -3,11 +3,8 @@
 // name (never an id), the list says in words whom each step pages, and what the API stores
 // names the schedule and the person.
 import { expect } from 'chai';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import type { Page } from 'playwright-core';
-import { launchBrowser, screenshotDir, type TestBrowser } from '../helpers/browser.js';
-import { apiValuesShown, overflowPx } from '../helpers/consolePage.js';
+import { browserSuiteHooks, launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { lookAt, signIn } from '../helpers/consolePage.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 describe('escalation steps paging the on-call, in the console (Chromium)', function () {
@@ -43,21 +40,10 @@ describe('escalation steps paging the on-call, in the console (Chromium)', funct
     expect(created.status, created.text).to.equal(201);
     scheduleId = created.body.schedule_id;
   });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed')
-      process.stdout.write(`    screenshots: ${(await browser.screenshots(this.currentTest.fullTitle())).join(', ')}\n`);
-  });
-  after(async () => {
-    await browser?.close();
-    await svc?.close();
-  });
-
-  const signIn = async (page: Page) => {
-    await page.goto(`${svc.url}/`);
-    await page.getByLabel('Workspace token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Events', level: 1 }).waitFor();
-  };
+  browserSuiteHooks(
+    () => browser,
+    () => svc,
+  );
 
   for (const [width, height] of [
     [390, 844],
@@ -66,7 +52,7 @@ describe('escalation steps paging the on-call, in the console (Chromium)', funct
     it(`makes a chain whose first step pages the on-call of a schedule and whose second adds a person, at ${width}×${height}`, async () => {
       const page = await browser.newPage();
       await page.setViewportSize({ width, height });
-      await signIn(page);
+      await signIn(page, svc.url, token);
       await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Escalation' }).click();
       await page.getByRole('heading', { name: 'Escalation policies', level: 1 }).waitFor();
 
@@ -92,12 +78,7 @@ describe('escalation steps paging the on-call, in the console (Chromium)', funct
       ]);
 
       // What a person sees: no id or API value, nothing wider than the screen; and a screenshot of it.
-      const shoot = async (what: string) => {
-        expect(await apiValuesShown(page), what).to.deep.equal([]);
-        expect(await overflowPx(page), `${what}: wider than the screen`).to.be.at.most(0);
-        mkdirSync(screenshotDir, { recursive: true });
-        await page.screenshot({ path: path.join(screenshotDir, `escalation-oncall-${what}-${width}.png`), fullPage: true });
-      };
+      const shoot = (what: string) => lookAt(page, `escalation-oncall-${what}-${width}`, { zones: false });
       await shoot('form');
 
       // An alert of a policy naming it: the alert's history says whom each step paged, by name (a "minute" is 100 ms here).

@@ -6,7 +6,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { launchBrowser, screenshotDir, type TestBrowser } from '../helpers/browser.js';
+import { signIn } from '../helpers/consolePage.js';
+import { browserSuiteHooks, launchBrowser, screenshotDir, type TestBrowser } from '../helpers/browser.js';
 import { sendLogs } from '../helpers/logs.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -32,14 +33,10 @@ describe('console: fleet policies (Chromium)', function () {
     );
     page = await browser.newPage();
   });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed')
-      process.stdout.write(`    screenshots: ${(await browser.screenshots(this.currentTest.fullTitle())).join(', ')}\n`);
-  });
-  after(async () => {
-    await browser?.close();
-    await svc?.close();
-  });
+  browserSuiteHooks(
+    () => browser,
+    () => svc,
+  );
 
   const shoot = async (what: string) => {
     mkdirSync(screenshotDir, { recursive: true });
@@ -51,10 +48,7 @@ describe('console: fleet policies (Chromium)', function () {
   };
 
   it('creates a fleet policy grouped by agent and shows the alert of the agent that breaches, with its labels', async () => {
-    await page.goto(`${svc.url}/`);
-    await page.getByLabel('Workspace token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Events', level: 1 }).waitFor();
+    await signIn(page, svc.url, token);
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Policies' }).click();
     await page.getByRole('link', { name: 'New policy' }).click();
     // A policy on one definition shows no fleet field; a fleet policy no definition.

@@ -7,8 +7,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Locator, Page } from 'playwright-core';
-import { launchBrowser, screenshotDir, type TestBrowser } from '../helpers/browser.js';
-import { apiValuesShown, overflowPx, timesWithoutZone } from '../helpers/consolePage.js';
+import { browserSuiteHooks, launchBrowser, screenshotDir, type TestBrowser } from '../helpers/browser.js';
+import { apiValuesShown, overflowPx, signIn, timesWithoutZone } from '../helpers/consolePage.js';
 import { isoMinutesAgo, sendLogs } from '../helpers/logs.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -45,19 +45,12 @@ describe('console: an event name across its agents (Chromium)', function () {
     );
     await sendLogs(svc, token, logs);
     page = await browser.newPage();
-    await page.goto(`${svc.url}/`);
-    await page.getByLabel('Workspace token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Events', level: 1 }).waitFor();
+    await signIn(page, svc.url, token);
   });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed')
-      process.stdout.write(`    screenshots: ${(await browser.screenshots(this.currentTest.fullTitle())).join(', ')}\n`);
-  });
-  after(async () => {
-    await browser?.close();
-    await svc?.close();
-  });
+  browserSuiteHooks(
+    () => browser,
+    () => svc,
+  );
 
   /** Saves the page at both sizes; each must fit the screen's width and show words, not API values, and times with their zone. */
   const shoot = async (what: string) => {

@@ -4,11 +4,8 @@
 // was changed here since the last apply (with that time and its zone) and that the next
 // apply will overwrite it, and the person's still does not.
 import { expect } from 'chai';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import type { Page } from 'playwright-core';
-import { launchBrowser, screenshotDir, type TestBrowser } from '../helpers/browser.js';
-import { apiValuesShown, overflowPx, timesWithoutZone } from '../helpers/consolePage.js';
+import { browserSuiteHooks, launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { lookAt, signIn } from '../helpers/consolePage.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 describe('the notice on objects managed from a file (Chromium)', function () {
@@ -46,28 +43,10 @@ describe('the notice on objects managed from a file (Chromium)', function () {
     expect(applied.status, applied.text).to.equal(200);
     policyId = ((await svc.request('GET', '/v1.0/policies', { token })).body as { policy_id: string }[])[0]!.policy_id;
   });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed')
-      process.stdout.write(`    screenshots: ${(await browser.screenshots(this.currentTest.fullTitle())).join(', ')}\n`);
-  });
-  after(async () => {
-    await browser?.close();
-    await svc?.close();
-  });
-
-  const signIn = async (page: Page) => {
-    await page.goto(`${svc.url}/`);
-    await page.getByLabel('Workspace token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Events', level: 1 }).waitFor();
-  };
-  const shoot = async (page: Page, name: string) => {
-    expect(await apiValuesShown(page), name).to.deep.equal([]);
-    expect(await timesWithoutZone(page), name).to.deep.equal([]);
-    expect(await overflowPx(page), `${name}: wider than the screen`).to.be.at.most(0);
-    mkdirSync(screenshotDir, { recursive: true });
-    await page.screenshot({ path: path.join(screenshotDir, `managed-${name}.png`), fullPage: true });
-  };
+  browserSuiteHooks(
+    () => browser,
+    () => svc,
+  );
 
   for (const [width, height] of [
     [390, 844],
@@ -81,7 +60,7 @@ describe('the notice on objects managed from a file (Chromium)', function () {
 
       const page = await browser.newPage();
       await page.setViewportSize({ width, height });
-      await signIn(page);
+      await signIn(page, svc.url, token);
       await page.goto(`${svc.url}/#/policies/${policyId}`);
       await page.getByRole('heading', { name: 'Edit policy: Checkout is slow', level: 1 }).waitFor();
       const note = page.getByRole('note');
@@ -89,7 +68,7 @@ describe('the notice on objects managed from a file (Chromium)', function () {
       expect(await note.textContent()).to.match(
         /^Managed from a file, applied on .+ \([A-Za-z_/]+\): a change made here lasts until the next apply of the file\.$/,
       );
-      await shoot(page, `${width}-policy-applied`);
+      await lookAt(page, `managed-${width}-policy-applied`);
 
       // A change made through the API, as the console's own Save makes it.
       const put = await svc.request('PUT', `/v1.0/policies/${policyId}`, { token, body: { threshold: 300 } });
@@ -99,7 +78,7 @@ describe('the notice on objects managed from a file (Chromium)', function () {
       await page.getByRole('note').filter({ hasText: 'changed here' }).waitFor();
       const text = await page.getByRole('note').textContent();
       expect(text).to.match(/^Managed from a file: changed here since the last apply on .+ \([A-Za-z_/]+\); the next apply will overwrite it\.$/);
-      await shoot(page, `${width}-policy-drifted`);
+      await lookAt(page, `managed-${width}-policy-drifted`);
 
       // The person was not changed: applied, no drift.
       await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'People' }).click();
@@ -107,7 +86,7 @@ describe('the notice on objects managed from a file (Chromium)', function () {
       await page.getByRole('heading', { name: 'Edit Ada Lovelace', level: 2 }).waitFor();
       await page.getByRole('note').waitFor();
       expect(await page.getByRole('note').textContent()).to.match(/^Managed from a file, applied on /);
-      await shoot(page, `${width}-person-applied`);
+      await lookAt(page, `managed-${width}-person-applied`);
       await page.close();
     });
   }

@@ -2,12 +2,9 @@
 // person, see who is on call now, the two-week timeline in the schedule's timezone, add an
 // override through the form and see it win, and copy the calendar link.
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
-import { launchBrowser, screenshotDir, type TestBrowser } from '../helpers/browser.js';
-import { apiValuesShown, overflowPx, timesWithoutZone } from '../helpers/consolePage.js';
+import { browserSuiteHooks, launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { lookAt, signIn } from '../helpers/consolePage.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import path from 'node:path';
-import { mkdirSync } from 'node:fs';
 
 const DAY = 86_400_000;
 
@@ -38,29 +35,10 @@ describe('on-call schedules in the console (Chromium)', function () {
     expect(created.status, created.text).to.equal(201);
     scheduleId = created.body.schedule_id;
   });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed')
-      process.stdout.write(`    screenshots: ${(await browser.screenshots(this.currentTest.fullTitle())).join(', ')}\n`);
-  });
-  after(async () => {
-    await browser?.close();
-    await svc?.close();
-  });
-
-  const signIn = async (page: Page) => {
-    await page.goto(`${svc.url}/`);
-    await page.getByLabel('Workspace token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Events', level: 1 }).waitFor();
-  };
-  /** What a person sees: no API value, every time with its zone, nothing wider than the screen; and a screenshot of it. */
-  const shoot = async (page: Page, name: string) => {
-    expect(await apiValuesShown(page), name).to.deep.equal([]);
-    expect(await timesWithoutZone(page), name).to.deep.equal([]);
-    expect(await overflowPx(page), `${name}: wider than the screen`).to.be.at.most(0);
-    mkdirSync(screenshotDir, { recursive: true });
-    await page.screenshot({ path: path.join(screenshotDir, `oncall-${name}.png`), fullPage: true });
-  };
+  browserSuiteHooks(
+    () => browser,
+    () => svc,
+  );
 
   for (const [width, height] of [
     [390, 844],
@@ -69,7 +47,7 @@ describe('on-call schedules in the console (Chromium)', function () {
     it(`adds a person, shows who is on call and the timeline, and adds an override at ${width}×${height}`, async () => {
       const page = await browser.newPage();
       await page.setViewportSize({ width, height });
-      await signIn(page);
+      await signIn(page, svc.url, token);
       const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name }).click();
 
       await nav('People');
@@ -89,7 +67,7 @@ describe('on-call schedules in the console (Chromium)', function () {
       await page.getByRole('button', { name: 'Save' }).click();
       await page.getByText(`${name} was saved.`).waitFor();
       expect(await page.getByRole('row').filter({ hasText: name }).textContent()).to.include('Asia/Kolkata');
-      await shoot(page, `people-${width}`);
+      await lookAt(page, `oncall-people-${width}`);
 
       await nav('On call');
       await page.getByRole('heading', { name: 'On-call schedules', level: 1 }).waitFor();
@@ -125,7 +103,7 @@ describe('on-call schedules in the console (Chromium)', function () {
       expect(link).to.match(new RegExp(`/ical/schedules/${scheduleId}\\.ics\\?token=`));
       expect((await fetch(link)).status).to.equal(200);
       // Nothing wider than the screen (the timeline scrolls inside its own box): checked with the screenshot.
-      await shoot(page, `schedules-${width}`);
+      await lookAt(page, `oncall-schedules-${width}`);
       await page.close();
     });
   }

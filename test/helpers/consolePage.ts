@@ -3,7 +3,10 @@
 // whether the page is wider than the screen, whether a control is on screen and not covered
 // or clipped, and how much of a chart's series the canvas shows.
 import { expect } from 'chai';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
+import { screenshotDir } from './browser.js';
 
 /** API values that must never reach a person: operators, aggregates, field and value names, and what a bug prints. */
 const API_VALUE =
@@ -35,6 +38,33 @@ export async function timesWithoutZone(page: Page): Promise<string[]> {
 /** How far the page reaches past the right edge of the screen, in CSS pixels (0: it fits). */
 export async function overflowPx(page: Page): Promise<number> {
   return page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+}
+
+/** Signs in on the console's first page with a workspace token and waits for the Events page. */
+export async function signIn(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(`${url}/`);
+  await page.getByLabel('Workspace token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Events', level: 1 }).waitFor();
+}
+
+export interface LookOptions {
+  /** Whether the page may show no API value (default true; false where the page shows the user's own label names). */
+  readonly apiValues?: boolean;
+  /** Whether every time must name its zone (default true). */
+  readonly zones?: boolean;
+}
+
+/**
+ * What a person sees now: no API value, every time with its zone, nothing wider than the
+ * screen; and a screenshot of it for a person to look at (test-artifacts/screenshots/<name>.png).
+ */
+export async function lookAt(page: Page, name: string, { apiValues = true, zones = true }: LookOptions = {}): Promise<void> {
+  if (apiValues) expect(await apiValuesShown(page), name).to.deep.equal([]);
+  if (zones) expect(await timesWithoutZone(page), name).to.deep.equal([]);
+  expect(await overflowPx(page), `${name}: wider than the screen`).to.be.at.most(0);
+  mkdirSync(screenshotDir, { recursive: true });
+  await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
 }
 
 /** Scrolls the control into view and checks that all of it is on screen and that it, not something over it, takes a tap at its centre. */
