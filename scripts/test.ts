@@ -1,7 +1,8 @@
 // `npm test`: the unit tests (test/unit/, pure) once; the integration tests
 // (test/integration/, real stores) on the embedded stores, and again with Postgres on a
 // server when one is reachable (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test),
-// but for the suites in which Postgres plays no part (describeInEmbeddedRunOnly, pending there);
+// but for the suites in which Postgres plays no part (describeInEmbeddedRunOnly, pending there;
+// describeInOneRun, run in the server run only when there is one);
 // and the browser tests (test/browser/, headless Chromium) when a Chromium is installed.
 // TEST_EMBEDDED_ONLY=1 runs only the unit tests and the embedded integration run.
 // The browser code and dist/ are built first, so every run serves the current console and
@@ -9,7 +10,7 @@
 //
 // The runs share nothing (each mocha process has its own temporary folder, embedded engines
 // and server databases), so they go side by side: each integration run is cut into
-// TEST_SHARDS mocha processes (default 3) of about equal time (test/file-times.json, the times
+// TEST_SHARDS mocha processes (default 5; the browser tests 2) of about equal time (test/file-times.json, the times
 // of the last full run), and TEST_JOBS processes (default 3) run at once, the longest first.
 // Each process's report is printed whole when it ends; the last lines are the slowest files
 // (TEST_FILE_TIMES=N of them per run, default 10; all in test-artifacts/file-times.txt) and the
@@ -27,7 +28,9 @@ const positiveInt = (name: string, fallback: number) => {
   const n = Number(process.env[name] ?? fallback);
   return Number.isInteger(n) && n >= 1 ? n : fallback;
 };
-const shardCount = positiveInt('TEST_SHARDS', 3);
+const shardCount = positiveInt('TEST_SHARDS', 5);
+/** The browser tests in two processes: one Chromium each, about 3 minutes of tests in all. */
+const browserShardCount = Math.min(2, shardCount);
 const jobCount = positiveInt('TEST_JOBS', 3);
 const shownTimes = process.env.TEST_FILE_TIMES === 'all' ? Number.POSITIVE_INFINITY : positiveInt('TEST_FILE_TIMES', 10);
 // Extra arguments go to mocha: test files (each run where it belongs) and options (e.g. --grep).
@@ -51,7 +54,7 @@ const testFilesUnder = (dir: string): string[] =>
     .map((f) => path.join('test', dir, f).split(path.sep).join('/'))
     .sort();
 const unitFiles = files.length === 0 ? ['test/unit/**/*.test.ts'] : files.filter(isUnit);
-const browserFiles = files.length === 0 ? ['test/browser/**/*.test.ts'] : files.filter(isBrowser);
+const browserFiles = files.length === 0 ? testFilesUnder('browser') : files.filter(isBrowser);
 const integrationFiles = files.length === 0 ? testFilesUnder('integration') : files.filter((f) => !isUnit(f) && !isBrowser(f));
 
 /** A mocha process of the run: its files, environment, and the run whose file times it adds to. */
@@ -228,12 +231,15 @@ const jobs: Job[] = [];
 const notes: string[] = [];
 if (unitFiles.length > 0) jobs.push(...jobsOf('unit', 'unit tests', unitFiles, env, 1));
 if (integrationFiles.length > 0) {
-  jobs.push(...jobsOf('embedded', 'integration tests, embedded stores (chDB + PGlite)', integrationFiles, env, shardCount));
+  const serverRun = !embeddedOnly && (await reachable(serverUrl));
+  // Both runs know whether the server run happens: the suites of describeInOneRun go there if it does.
+  const runsEnv = { ...env, ALERTMON_TEST_SERVER_RUN: serverRun ? '1' : '0' };
+  jobs.push(...jobsOf('embedded', 'integration tests, embedded stores (chDB + PGlite)', integrationFiles, runsEnv, shardCount));
   if (embeddedOnly) {
     notes.push('TEST_EMBEDDED_ONLY=1: the server-mode run is skipped.');
-  } else if (await reachable(serverUrl)) {
+  } else if (serverRun) {
     const shown = serverUrl.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
-    const serverEnv = { ...env, ALERTMON_TEST_POSTGRES_URL: serverUrl };
+    const serverEnv = { ...runsEnv, ALERTMON_TEST_POSTGRES_URL: serverUrl };
     jobs.push(...jobsOf('server', `integration tests, Postgres server ${shown} (ClickHouse embedded)`, integrationFiles, serverEnv, shardCount));
   } else {
     notes.push('No Postgres server at TEST_DATABASE_URL; the server-mode run is skipped.');
@@ -241,7 +247,7 @@ if (integrationFiles.length > 0) {
 }
 if (browserFiles.length > 0 && !embeddedOnly) {
   if (chromiumAvailable()) {
-    jobs.push(...jobsOf('browser', `browser tests, Chromium at ${chromiumPath} (embedded stores)`, browserFiles, env, 1));
+    jobs.push(...jobsOf('browser', `browser tests, Chromium at ${chromiumPath} (embedded stores)`, browserFiles, env, browserShardCount));
   } else {
     notes.push(`NO BROWSER TESTS RAN: no Chromium at ${chromiumPath}. Install one (apt-get install chromium) or set CHROMIUM_PATH; .ci/run installs it.`);
   }

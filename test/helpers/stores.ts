@@ -17,13 +17,32 @@ const serverUrl = process.env.ALERTMON_TEST_POSTGRES_URL ?? null;
 export const postgresMode: 'embedded' | 'server' = serverUrl === null ? 'embedded' : 'server';
 
 /**
- * describe for a suite in which Postgres plays no part of what it checks (the journal, inserts
- * into ClickHouse, the data directory's lock, analyst SQL): npm test runs it in the run on the
+ * describe for a suite in which Postgres plays no part of what it checks, but the embedded
+ * stores do (the journal and a kill -9 of the process holding them, the data directory's lock,
+ * ingest sharing the event loop with embedded Postgres): npm test runs it in the run on the
  * embedded stores only, and lists it as pending in the run against the Postgres server, where
- * it would check the same thing again (4 of that run's 14 minutes, here).
+ * it would check the same thing again.
  */
 export function describeInEmbeddedRunOnly(title: string, suite: (this: Mocha.Suite) => void): void {
   if (postgresMode === 'embedded') describe(title, suite);
+  else describe.skip(title, suite);
+}
+
+/**
+ * Whether npm test runs the integration tests against a Postgres server too (scripts/test.ts
+ * says so to both runs): then describeInOneRun's suites go there.
+ */
+const serverRunToo = process.env.ALERTMON_TEST_SERVER_RUN === '1';
+
+/**
+ * describe for a suite in which neither Postgres nor the embedded stores play a part of what it
+ * checks (ClickHouse's rollups and analytics, the wire formats, the HTTP layer): npm test runs
+ * it once, in the run against the Postgres server when there is one (the same test takes about
+ * 0.6 of the CPU there: embedded Postgres is WebAssembly in the test's own process), else in
+ * the run on the embedded stores; it is listed as pending in the other.
+ */
+export function describeInOneRun(title: string, suite: (this: Mocha.Suite) => void): void {
+  if (postgresMode === 'server' || !serverRunToo) describe(title, suite);
   else describe.skip(title, suite);
 }
 

@@ -12,7 +12,7 @@ import { prometheusBinary, startPrometheus, startVmalert, vmalertBinary } from '
 import { FakeHttpServer } from '../../helpers/fakeProviders.js';
 import { missingBinary, type RunningServer } from '../../helpers/realServers.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
-import { describeInEmbeddedRunOnly } from '../../helpers/stores.js';
+import { describeInOneRun } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
 /** A scrape target whose one metric the test sets. */
@@ -45,7 +45,7 @@ const rules = (name: string) =>
     '',
   ].join('\n');
 
-describeInEmbeddedRunOnly('real Prometheus and vmalert posting to alertmon', function () {
+describeInOneRun('real Prometheus and vmalert posting to alertmon', function () {
   this.timeout(180_000);
   let svc: TestService;
   let sink: FakeHttpServer;

@@ -15,7 +15,7 @@ import { prometheusBinary, startPrometheus, startVmalert, vmalertBinary } from '
 import { FakeHttpServer } from '../../helpers/fakeProviders.js';
 import { missingBinary, type RunningServer } from '../../helpers/realServers.js';
 import { mergeShapes, recordedShape, shapeDifferences, shapeOf, type Shape } from '../../helpers/shape.js';
-import { describeInEmbeddedRunOnly } from '../../helpers/stores.js';
+import { describeInOneRun } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
 const fixtures = path.join(projectRoot, 'test', 'fixtures', 'alertmanager');
@@ -43,7 +43,7 @@ const FIRING_RULES = [
   '',
 ].join('\n');
 
-describeInEmbeddedRunOnly('the real Alertmanager, Prometheus and vmalert (reference harness)', function () {
+describeInOneRun('the real Alertmanager, Prometheus and vmalert (reference harness)', function () {
   this.timeout(120_000);
 
   it('compares shapes by keys and types, not values', () => {

@@ -10,7 +10,7 @@ import { projectRoot } from '../../../src/paths.js';
 import { sendLogs } from '../../helpers/logs.js';
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../../helpers/service.js';
 import { runScript } from '../../../scripts/lib/serviceProcess.js';
-import { freshProcessEnv, testRoot } from '../../helpers/stores.js';
+import { freshProcessEnv, testRoot, describeInOneRun } from '../../helpers/stores.js';
 
 /** The SQL examples of docs/analyst-sql.md, one statement each, from every sql block of its Examples. */
 function documentedExamples(): string[] {
@@ -22,7 +22,7 @@ function documentedExamples(): string[] {
     .filter((s) => s !== '');
 }
 
-describe('analyst SQL (POST /v1.0/admin/sql)', function () {
+describeInOneRun('analyst SQL (POST /v1.0/admin/sql)', function () {
   this.timeout(120_000);
   let svc: TestService;
   let database: string;

@@ -8,8 +8,9 @@ import { windowComparison, type ComparisonNumbers } from '../../../src/analytics
 import { expectedNumbers, expectSameNumbers } from '../../helpers/analytics.js';
 import { sendLogs } from '../../helpers/logs.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { describeInOneRun } from '../../helpers/stores.js';
 
-describe('ranked window comparison', function () {
+describeInOneRun('ranked window comparison', function () {
   this.timeout(120_000);
   const workspaceId = 'ranked-ws';
   let svc: TestService;

@@ -10,12 +10,13 @@ import { buildOpenApiDocument } from '../../../src/http/openapi.js';
 import { sendLogs } from '../../helpers/logs.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import type { Json } from '../../helpers/http.js';
+import { describeInOneRun } from '../../helpers/stores.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 const validateResponse = addFormats(new Ajv({ allErrors: true, strict: false })).compile(windowResponseSchema);
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-describe('GET /v1.0/events/:eventID/analytics', function () {
+describeInOneRun('GET /v1.0/events/:eventID/analytics', function () {
   this.timeout(120_000);
   let svc: TestService;
   let token: string;

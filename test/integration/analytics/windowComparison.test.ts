@@ -7,11 +7,12 @@ import type { Comparison, WindowPeriod } from '../../../src/analytics/windows.js
 import type { LogIngestor } from '../../../src/ingest/logIngestor.js';
 import { directIngestor, expectedNumbers, expectSameNumbers, ingestAt, stopTtlMerges } from '../../helpers/analytics.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { describeInOneRun } from '../../helpers/stores.js';
 
 type Where = 'current' | 'previous' | 'neither';
 type Log = readonly [at: string, value: number, where: Where];
 
-describe('window comparison over the rollups', function () {
+describeInOneRun('window comparison over the rollups', function () {
   this.timeout(120_000);
   const workspaceId = 'analytics-ws';
   let svc: TestService;

@@ -4,6 +4,7 @@ import type { LogLevel } from '../../../src/config.js';
 import type { Json } from '../../helpers/http.js';
 import { capturingLogger } from '../../helpers/logCapture.js';
 import { startTestService } from '../../helpers/service.js';
+import { describeInOneRun } from '../../helpers/stores.js';
 
 async function accessLines(level: LogLevel): Promise<Record<string, Json>[]> {
   const { logger, lines } = capturingLogger(level);
@@ -18,7 +19,7 @@ async function accessLines(level: LogLevel): Promise<Record<string, Json>[]> {
   return lines.map((l) => JSON.parse(l) as Record<string, Json>).filter((l) => l.message === 'request');
 }
 
-describe('access log', function () {
+describeInOneRun('access log', function () {
   this.timeout(60_000);
 
   it('has a line per request at info, with method, path, status and workspace', async () => {

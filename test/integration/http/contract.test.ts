@@ -8,6 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Json } from '../../helpers/http.js';
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../../helpers/service.js';
+import { describeInOneRun } from '../../helpers/stores.js';
 
 interface RawResponse {
   readonly status: number;
@@ -64,7 +65,7 @@ function expectErrorBody(res: { status: number; body: Json }, status: number, co
   expect(res.body.message, what).to.be.a('string').and.equal(res.body.error.message);
 }
 
-describe('HTTP contract (issue 29)', function () {
+describeInOneRun('HTTP contract (issue 29)', function () {
   this.timeout(300_000);
   let svc: TestService;
   let token: string;

@@ -4,8 +4,9 @@
 import { expect } from 'chai';
 import { eventIdOf, sendLogs } from '../../helpers/logs.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { describeInOneRun } from '../../helpers/stores.js';
 
-describe('date-time fields', () => {
+describeInOneRun('date-time fields', () => {
   let svc: TestService;
   let token: string;
   let eventId: string;

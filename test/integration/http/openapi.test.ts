@@ -12,7 +12,7 @@ import { buildOpenApiDocument, openApiPath, OPENAPI_PATH } from '../../../src/ht
 import { packageVersion, projectRoot } from '../../../src/paths.js';
 import { request } from '../../helpers/http.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
-import { testRoot } from '../../helpers/stores.js';
+import { testRoot, describeInOneRun } from '../../helpers/stores.js';
 
 interface Operation {
   parameters?: { name: string; in: string; schema: unknown }[];
@@ -21,7 +21,7 @@ interface Operation {
 }
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
-describe('OpenAPI document', () => {
+describeInOneRun('OpenAPI document', () => {
   let svc: TestService;
   let served: Document;
   before(async () => {

@@ -12,6 +12,7 @@ import { apiRouters, everyRoute } from '../../../src/app.js';
 import type { DocumentedRoute } from '../../../src/http/apiRouter.js';
 import { DRAIN_MAX_BYTES } from '../../../src/http/requestBody.js';
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../../helpers/service.js';
+import { describeInOneRun } from '../../helpers/stores.js';
 
 interface Answer {
   readonly status: number;
@@ -69,7 +70,7 @@ function exchange(agent: http.Agent, base: string, method: string, path: string,
   });
 }
 
-describe('bodies refused while they are read', function () {
+describeInOneRun('bodies refused while they are read', function () {
   this.timeout(600_000);
   let svc: TestService;
   let token: string;

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { describeInOneRun } from '../../helpers/stores.js';
 
 // npm test builds dist/web/ before the runs (scripts/test.ts).
-describe('web console files', function () {
+describeInOneRun('web console files', function () {
   this.timeout(60_000);
   let svc: TestService;
   before(async () => {

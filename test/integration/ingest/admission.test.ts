@@ -6,6 +6,7 @@ import { issueToken } from '../../../src/auth/tokens.js';
 import { request } from '../../helpers/http.js';
 import { storedLogCount } from '../../helpers/logs.js';
 import { startTestService } from '../../helpers/service.js';
+import { describeInEmbeddedRunOnly } from '../../helpers/stores.js';
 
 /** Runs `task` over `items`, `width` at a time. */
 async function inParallel<T>(items: readonly T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
@@ -17,7 +18,7 @@ async function inParallel<T>(items: readonly T[], width: number, task: (item: T)
   );
 }
 
-describe('ingest admission on the service', function () {
+describeInEmbeddedRunOnly('ingest admission on the service', function () {
   this.timeout(300_000);
 
   it('refuses nobody on an idle service after 1,000 workspaces were active: one workspace sends 30 concurrent batches', async () => {

@@ -5,6 +5,7 @@ import type { NewLogRecord } from '../../../src/ingest/journaledBatch.js';
 import { ingestVisible, openTestIngestor } from '../../helpers/ingest.js';
 import { eventIdOf, queryRows, sendLogs } from '../../helpers/logs.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { describeInOneRun } from '../../helpers/stores.js';
 
 const record = (event: string, value: number, occurredAt: string): NewLogRecord => ({
   logId: newId(),
@@ -16,7 +17,7 @@ const record = (event: string, value: number, occurredAt: string): NewLogRecord 
   meta: '',
 });
 
-describe('day buckets', function () {
+describeInOneRun('day buckets', function () {
   this.timeout(120_000);
   let svc: TestService;
   let token: string;

@@ -3,12 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { request } from '../../helpers/http.js';
 import { isoMinutesAgo } from '../../helpers/logs.js';
 import { startServiceProcess } from '../../../scripts/lib/serviceProcess.js';
-import { freshProcessEnv, postgresMode } from '../../helpers/stores.js';
+import { freshProcessEnv, postgresMode, describeInEmbeddedRunOnly } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
 const ADMIN_TOKEN = 'durability-admin-token-0123456789';
 
-describe(`durability of acknowledged logs (Postgres ${postgresMode})`, function () {
+describeInEmbeddedRunOnly(`durability of acknowledged logs (Postgres ${postgresMode})`, function () {
   this.timeout(180_000);
 
   it('keeps every acknowledged record through a kill -9, and a retry after it is not counted again', async () => {

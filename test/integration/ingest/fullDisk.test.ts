@@ -10,7 +10,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { storedLogCount } from '../../helpers/logs.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
-import { testRoot } from '../../helpers/stores.js';
+import { testRoot, describeInEmbeddedRunOnly } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
 const DISK_MB = 4;
@@ -30,7 +30,7 @@ function mountSmallDisk(mb: number): { dir: string } | { reason: string } {
 // Records with a large meta, so that a few hundred batches fill the disk.
 const records = (n: number) => Array.from({ length: n }, (_, i) => ({ log_id: randomUUID(), event: 'disk.fill', value: i, meta: { pad: 'x'.repeat(900) } }));
 
-describe('ingest journal on a full disk', function () {
+describeInEmbeddedRunOnly('ingest journal on a full disk', function () {
   this.timeout(180_000);
   let disk: { dir: string } | null = null;
   let svc: TestService | null = null;

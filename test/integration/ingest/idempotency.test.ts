@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { eventIdOf, isoMinutesAgo, queryRows, sendLogs, storedLogCount, type SentLog } from '../../helpers/logs.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { describeInOneRun } from '../../helpers/stores.js';
 
 /** count and sum of the workspace in the raw table and each rollup. */
 async function countsEverywhere(svc: TestService, ws: string) {
@@ -23,7 +24,7 @@ const everywhere = (count: number, value: number) => ({ logs: { count, value }, 
 const batch = (n: number, value = 1): SentLog[] =>
   Array.from({ length: n }, (_, i) => ({ log_id: randomUUID(), event: 'retried', value, occurred_at: isoMinutesAgo(i % 50) }));
 
-describe('idempotency by log_id', function () {
+describeInOneRun('idempotency by log_id', function () {
   this.timeout(120_000);
   let svc: TestService;
   before(async () => {

@@ -19,7 +19,7 @@ import { request } from '../../helpers/http.js';
 import { isoMinutesAgo } from '../../helpers/logs.js';
 import { MACHINE_NATS_URL, reachable } from '../../helpers/nats.js';
 import { startServiceProcess, type ServiceProcess } from '../../../scripts/lib/serviceProcess.js';
-import { freshProcessEnv, postgresMode, uniqueName } from '../../helpers/stores.js';
+import { freshProcessEnv, postgresMode, uniqueName, describeInEmbeddedRunOnly } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
 const ADMIN_TOKEN = 'large-requests-admin-token-0123456789';
@@ -110,7 +110,7 @@ const post = (service: ServiceProcess, path: string, token: string, body: Buffer
 const PROTOBUF = { 'content-type': 'application/x-protobuf' };
 
 for (const journal of ['local', 'nats'] as const) {
-  describe(`the largest requests on every ingest route, ${journal} journal (Postgres ${postgresMode})`, function () {
+  describeInEmbeddedRunOnly(`the largest requests on every ingest route, ${journal} journal (Postgres ${postgresMode})`, function () {
     this.timeout(600_000);
     let stream = '';
 

@@ -15,7 +15,7 @@ import { queryRows } from '../../helpers/logs.js';
 import { MACHINE_NATS_URL, reachable } from '../../helpers/nats.js';
 import { otelSdk } from '../../helpers/otel.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
-import { uniqueName } from '../../helpers/stores.js';
+import { uniqueName, describeInOneRun } from '../../helpers/stores.js';
 
 interface Totals {
   rows: number;
@@ -52,7 +52,7 @@ async function deleteStream(name: string): Promise<void> {
   await nc.close();
 }
 
-describe('summary records through the NATS JetStream journal', function () {
+describeInOneRun('summary records through the NATS JetStream journal', function () {
   this.timeout(120_000);
   const stream = uniqueName('alertmon_sum');
   let svc: TestService;

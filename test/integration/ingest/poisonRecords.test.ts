@@ -13,7 +13,7 @@ import { createMetrics } from '../../../src/metrics.js';
 import { openStores, type Stores } from '../../../src/stores/index.js';
 import { holdJournalWriter, openTestIngestor } from '../../helpers/ingest.js';
 import { storedLogCount } from '../../helpers/logs.js';
-import { freshStoreOptions } from '../../helpers/stores.js';
+import { freshStoreOptions, describeInOneRun } from '../../helpers/stores.js';
 
 const record = (event: string, value: number, agent = 'host'): NewLogRecord => ({
   logId: randomUUID(),
@@ -25,7 +25,7 @@ const record = (event: string, value: number, agent = 'host'): NewLogRecord => (
   meta: '',
 });
 
-describe('ingest: a journaled batch ClickHouse refuses is set aside alone', function () {
+describeInOneRun('ingest: a journaled batch ClickHouse refuses is set aside alone', function () {
   this.timeout(120_000);
   const metrics = createMetrics();
   let stores: Stores;

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { eventIdOf, queryRows, sendLogs, totalsOf, type SentLog, type Totals } from '../../helpers/logs.js';
+import { describeInOneRun } from '../../helpers/stores.js';
 
 const PERIOD_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
 type Period = keyof typeof PERIOD_MS;
@@ -27,7 +28,7 @@ async function readAllBuckets(svc: TestService, token: string, eventId: string, 
   }
 }
 
-describe('rollups', function () {
+describeInOneRun('rollups', function () {
   this.timeout(120_000);
   let svc: TestService;
   let token: string;
@@ -132,7 +133,7 @@ describe('rollups', function () {
   });
 });
 
-describe('quantile sketches', function () {
+describeInOneRun('quantile sketches', function () {
   this.timeout(120_000);
   let svc: TestService;
   let token: string;

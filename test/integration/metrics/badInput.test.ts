@@ -6,6 +6,7 @@ import snappy from 'snappyjs';
 import { ExportMetricsServiceRequest, ExportMetricsServiceResponse, RpcStatus, WriteRequest } from '../../../src/ingest/intake/otlpProto.js';
 import { queryRows, storedLogCount } from '../../helpers/logs.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { describeInOneRun } from '../../helpers/stores.js';
 
 const nowNanos = () => `${BigInt(Date.now()) * 1_000_000n}`;
 
@@ -31,7 +32,7 @@ function exportOf(points: readonly { name: string; value: number; attributes?: {
 
 const protobufOf = (request: object) => Buffer.from(ExportMetricsServiceRequest.encode(ExportMetricsServiceRequest.fromObject(request)).finish());
 
-describe('standard ingest routes: bad input', function () {
+describeInOneRun('standard ingest routes: bad input', function () {
   this.timeout(120_000);
   let svc: TestService;
   let token: string;

@@ -9,6 +9,7 @@ import { eventIdOf, queryRows } from '../../helpers/logs.js';
 import { otelSdk } from '../../helpers/otel.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { alertsOf, createPolicy, evaluatorAt, IDLE_WORKER_ENV, MINUTE } from '../evaluation/helpers.js';
+import { describeInOneRun } from '../../helpers/stores.js';
 
 async function dayTotals(svc: TestService, ws: string, event: string): Promise<{ count: number; value: number }> {
   await svc.services.ingestor!.caughtUp();
@@ -45,7 +46,7 @@ async function lossyProxy(target: string, lose: number): Promise<{ url: string; 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, forwarded: () => forwarded, close: () => server.close() };
 }
 
-describe('OpenTelemetry exporter retries', function () {
+describeInOneRun('OpenTelemetry exporter retries', function () {
   this.timeout(240_000);
 
   describe('a lost answer', () => {

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { queryRows } from '../../helpers/logs.js';
 import { type OtlpEncoding, otelSdk } from '../../helpers/otel.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { describeInOneRun } from '../../helpers/stores.js';
 
 interface EventTotals {
   count: number;
@@ -31,7 +32,7 @@ async function rollupTotals(svc: TestService, ws: string, event: string): Promis
 const histogramValues = [3, 7, 12, 40, 41, 42, 90, 180, 260, 700, 1500, 2, 2, 2, 5];
 
 for (const encoding of ['protobuf', 'json'] as OtlpEncoding[]) {
-  describe(`OpenTelemetry JS SDK, OTLP ${encoding} exporter → POST /v1/metrics`, function () {
+  describeInOneRun(`OpenTelemetry JS SDK, OTLP ${encoding} exporter → POST /v1/metrics`, function () {
     this.timeout(120_000);
     let svc: TestService;
     before(async () => {

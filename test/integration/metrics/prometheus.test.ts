@@ -9,10 +9,10 @@ import { prometheusBinary, startPrometheus } from '../../helpers/alertSenders.js
 import { queryRows } from '../../helpers/logs.js';
 import { missingBinary, type RunningServer } from '../../helpers/realServers.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
-import { describeInEmbeddedRunOnly } from '../../helpers/stores.js';
+import { describeInOneRun } from '../../helpers/stores.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
-describeInEmbeddedRunOnly('Prometheus remote-write from a real Prometheus server', function () {
+describeInOneRun('Prometheus remote-write from a real Prometheus server', function () {
   this.timeout(120_000);
   const binary = prometheusBinary();
   let svc: TestService;

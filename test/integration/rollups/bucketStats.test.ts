@@ -12,7 +12,7 @@ import {
 import { EMPTY_BUCKET } from '../../../src/rollups/model.js';
 import { openStores, type Stores } from '../../../src/stores/index.js';
 import { queryRows } from '../../helpers/logs.js';
-import { freshStoreOptions } from '../../helpers/stores.js';
+import { freshStoreOptions, describeInOneRun } from '../../helpers/stores.js';
 import { ingestAt } from '../evaluation/helpers.js';
 
 const MINUTE = 60_000;
@@ -20,7 +20,7 @@ const DAY = 86_400_000;
 
 // The reads evaluation (and backtests) build on: a bucket and the bucket it is compared
 // with in one query, and the series of an event's buckets as a subquery.
-describe('rollups: bucket statistics', function () {
+describeInOneRun('rollups: bucket statistics', function () {
   this.timeout(60_000);
   let stores: Stores;
   const ws = 'rollup-stats-ws';
