@@ -92,7 +92,6 @@ export async function openIngestor(
   series: SeriesLabeller,
   onInserted: InsertListener | null = null,
 ): Promise<LogIngestor> {
-  await series.load();
   return LogIngestor.open({ clickhouse: stores.clickhouse, directory, config: config.ingest, metrics, logger, series, onInserted });
 }
 
@@ -109,7 +108,6 @@ async function ingestorOf(
   if (config.ingest.journalUrl === null) return servesIngest(config.role) ? openIngestor(config, stores, directory, metrics, logger, series, onInserted) : null;
   if (!servesIngest(config.role) && !runsWorker(config.role)) return null;
   const clickhouse = usesClickHouse(config) ? stores.clickhouse : null;
-  if (clickhouse !== null) await series.load();
   return StreamIngestor.open({ config: config.ingest, directory, metrics, logger, clickhouse, series, onInserted });
 }
 

@@ -76,6 +76,8 @@ export class LogIngestor implements Ingestor {
    */
   static async open(deps: LogIngestorDeps): Promise<LogIngestor> {
     const { config, metrics, logger } = deps;
+    // Read before the writer replays the journal: a block built without them would be stored unlabelled.
+    await deps.series?.load();
     const recentIds = new RecentLogIds(config.dedupMaxIds);
     const words = new Int32Array(4);
     const loaded = await loadRecentIds(deps.clickhouse, recentIds);

@@ -45,6 +45,8 @@ type TimezoneOf = (eventId: string) => string;
 
 /** The series labels of a writer's rows (src/dimensions/seriesLabeller.ts), brought up to date before each block. */
 export interface BlockSeriesLabels extends SeriesLabels {
+  /** The first read of the declarations, before the writer builds its first block; a failure fails the open. */
+  load(): Promise<void>;
   refresh(): Promise<void>;
   blockBuilt(): void;
 }

@@ -53,6 +53,8 @@ export class StreamIngestor implements Ingestor {
 
   static async open(deps: StreamIngestorDeps): Promise<StreamIngestor> {
     const { config, logger, metrics } = deps;
+    // Read before the writer takes its first message (see LogIngestor.open); none where no writer runs.
+    if (deps.clickhouse !== null) await deps.series?.load();
     const stream = await NatsStream.open({
       url: config.journalUrl!,
       stream: config.journalStream,
