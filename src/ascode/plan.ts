@@ -61,7 +61,8 @@ export async function loadState(db: Queryable, workspaceId: string): Promise<Wor
     alert_sources: await listAlertSources(db, workspaceId, ALL),
     policies: await listPolicies(db, workspaceId, ALL),
     silences: await listSilences(db, workspaceId, ALL),
-    dimensions: await listDimensionRows(db, workspaceId, ALL),
+    // Declared on a metric's first points and taken over by nobody: not the document's (no export, no prune).
+    dimensions: (await listDimensionRows(db, workspaceId, ALL)).filter((d) => !d.on_first_sight),
     events: new Map(events.map((e) => [e.event_id, { agent: e.agent, event: e.event }])),
   };
 }

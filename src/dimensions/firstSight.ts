@@ -40,8 +40,8 @@ export class FirstSightDimensions {
     }
     if (events.length === 0) return;
     const made = await this.postgres.query<{ event: string }>(
-      `INSERT INTO dimensions (workspace_id, event, keys)
-       SELECT $1, e.event, ARRAY(SELECT jsonb_array_elements_text(e.keys::jsonb))
+      `INSERT INTO dimensions (workspace_id, event, keys, on_first_sight)
+       SELECT $1, e.event, ARRAY(SELECT jsonb_array_elements_text(e.keys::jsonb)), true
        FROM unnest($2::text[], $3::text[]) AS e (event, keys)
        ON CONFLICT (workspace_id, event) DO NOTHING RETURNING event`,
       [workspaceId, events, keyLists],

@@ -20,6 +20,8 @@ export interface Dimension {
   readonly backfill_status: BackfillStatus;
   readonly backfill_from: Date | null;
   readonly backfill_to: Date | null;
+  /** Declared by OTLP or remote-write on first sight, and by no PUT or document since: outside alerting as code. */
+  readonly on_first_sight: boolean;
   readonly created_at: Date;
   readonly updated_at: Date;
 }

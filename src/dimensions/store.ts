@@ -3,7 +3,8 @@
 import type { Queryable } from '../stores/postgres.js';
 import type { Dimension } from './model.js';
 
-const COLUMNS = 'workspace_id, event, keys, version::int AS version, overflowed_at, backfill_status, backfill_from, backfill_to, created_at, updated_at';
+const COLUMNS =
+  'workspace_id, event, keys, version::int AS version, overflowed_at, backfill_status, backfill_from, backfill_to, on_first_sight, created_at, updated_at';
 
 export async function findDimension(db: Queryable, workspaceId: string, event: string): Promise<Dimension | null> {
   const rows = await db.query<Dimension>(`SELECT ${COLUMNS} FROM dimensions WHERE workspace_id = $1 AND event = $2`, [workspaceId, event]);
@@ -39,7 +40,7 @@ export async function upsertDimension(
      VALUES ($1, $2, $3::text[], $4, $5, $6)
      ON CONFLICT (workspace_id, event) DO UPDATE SET keys = EXCLUDED.keys, version = nextval('dimensions_version_seq'),
        backfill_status = EXCLUDED.backfill_status, backfill_from = EXCLUDED.backfill_from, backfill_to = EXCLUDED.backfill_to,
-       overflowed_at = NULL, updated_at = now()
+       overflowed_at = NULL, on_first_sight = false, updated_at = now()
      RETURNING ${COLUMNS}`,
     [workspaceId, event, keys, backfill ? 'running' : 'done', backfill?.from ?? null, backfill?.to ?? null],
   );

@@ -122,4 +122,44 @@ describe('alerting as code: dimensions', function () {
     const schema = await plan({ version: 1, dimensions: [{ event: 'a.ms', keys: ['route'], key: 'nope' }] });
     expect(schema.status, schema.text).to.equal(400);
   });
+
+  it('leaves the declarations OTLP made on first sight outside the document until a PUT or a document takes them over', async () => {
+    const nanos = `${BigInt(Date.now()) * 1_000_000n}`;
+    const otlp = {
+      resourceMetrics: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'shop' } }] },
+          scopeMetrics: [
+            {
+              metrics: [
+                {
+                  name: 'queue.depth',
+                  gauge: { dataPoints: [{ timeUnixNano: nanos, asDouble: 3, attributes: [{ key: 'queue', value: { stringValue: 'mail' } }] }] },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const sent = await svc.request('POST', '/v1/metrics', { token, body: otlp });
+    expect(sent.status, sent.text).to.equal(200);
+    expect((await declaration('queue.depth')).body.keys).to.deep.equal(['queue']);
+
+    // Not exported, not unmanaged, not pruned: telemetry declares names no file lists.
+    const exported = (await svc.request('GET', '/v1.0/config', { token })).body;
+    expect((exported.dimensions ?? []).map((d: Json) => d.event)).to.not.include('queue.depth');
+    const pruned = await apply({ version: 1 }, '?prune=true');
+    expect(pruned.status, pruned.text).to.equal(200);
+    expect(pruned.body.unmanaged).to.deep.equal([]);
+    expect((await declaration('queue.depth')).status).to.equal(200);
+    expect((await plan(exported)).body.changes).to.deep.equal([]);
+
+    // A PUT takes it over: from then on it is the workspace's like any other.
+    expect((await svc.request('PUT', '/v1.0/dimensions/queue.depth', { token, body: { keys: ['queue'] } })).status).to.equal(200);
+    const listed = await plan({ version: 1 });
+    expect(listed.body.unmanaged).to.deep.equal([{ kind: 'dimensions', key: 'queue.depth' }]);
+    expect((await apply({ version: 1 }, '?prune=true')).status).to.equal(200);
+    expect((await declaration('queue.depth')).status).to.equal(404);
+  });
 });
