@@ -191,14 +191,13 @@ class Applier {
       }
     }
     // What the workspace now manages from a file: the console shows an object of it changed since (managed.ts).
-    await recordApply(
-      this.tx,
-      this.workspaceId,
-      Object.fromEntries(DOCUMENT_KINDS.map((kind) => [kind, [...this.planned.wanted[kind].keys()].map((key) => this.id(kind, key))])) as Record<
+    await recordApply(this.tx, this.workspaceId, {
+      ...(Object.fromEntries(DOCUMENT_KINDS.map((kind) => [kind, [...this.planned.wanted[kind].keys()].map((key) => this.id(kind, key))])) as Record<
         DocumentKind,
         string[]
-      >,
-    );
+      >),
+      dimensions: [...this.planned.dimensions.keys()],
+    });
     return dimensions;
   }
 

@@ -1,6 +1,6 @@
 // Drift where people edit (docs/as-code.md, Drift), in a real browser at a phone's 390×844 and
-// a desktop's 1440×900: a policy and a person applied from a document say on their edit forms
-// that they are managed from a file; once changed through the API, the policy's form says it
+// a desktop's 1440×900: a policy, a person and a dimension declaration applied from a document
+// say where they are edited that they are managed from a file; once changed through the API, the policy's form says it
 // was changed here since the last apply (with that time and its zone) and that the next
 // apply will overwrite it, and the person's still does not.
 import { expect } from 'chai';
@@ -24,6 +24,7 @@ describe('the notice on objects managed from a file (Chromium)', function () {
       token,
       body: {
         version: 1,
+        dimensions: [{ event: 'checkout.latency_ms', keys: ['route'] }],
         destinations: [{ key: 'pager', channel: 'webhook', url: 'https://example.com/pager' }],
         people: [{ key: 'ada', name: 'Ada Lovelace', destinations: ['pager'] }],
         policies: [
@@ -87,6 +88,16 @@ describe('the notice on objects managed from a file (Chromium)', function () {
       await page.getByRole('note').waitFor();
       expect(await page.getByRole('note').textContent()).to.match(/^Managed from a file, applied on /);
       await lookAt(page, `managed-${width}-person-applied`);
+
+      // The document's dimension declaration: its panel on the fleet page says so too.
+      await page.goto(`${svc.url}/#/fleets/checkout.latency_ms`);
+      const dimensionNote = page.getByRole('region', { name: 'Dimensions' }).getByRole('note');
+      await dimensionNote.waitFor();
+      expect(await dimensionNote.textContent()).to.match(
+        /^Managed from a file, applied on .+ \([A-Za-z_/]+\): a change made here lasts until the next apply of the file\.$/,
+      );
+      await dimensionNote.scrollIntoViewIfNeeded();
+      await lookAt(page, `managed-${width}-dimension-applied`);
       await page.close();
     });
   }

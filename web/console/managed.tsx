@@ -8,7 +8,8 @@ import { api } from './api.js';
 import { Time } from './components.js';
 import { useLoad } from './hooks.js';
 
-export type ManagedKind = 'policies' | 'destinations' | 'people' | 'schedules' | 'escalation_policies' | 'alert_sources' | 'silences';
+/** `id`: the object's id; for dimensions, the event name. */
+export type ManagedKind = 'policies' | 'destinations' | 'people' | 'schedules' | 'escalation_policies' | 'alert_sources' | 'silences' | 'dimensions';
 
 interface ManagedStatus {
   readonly managed: boolean;

@@ -6,6 +6,7 @@ import { applyConfiguration } from '../../ascode/apply.js';
 import { managedStatus } from '../../ascode/managed.js';
 import { documentOf, exportConfiguration, loadState, planConfiguration, type AsCodeDeps } from '../../ascode/plan.js';
 import { validationFailed } from '../../errors.js';
+import { isUuid } from '../../ids.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf, type AppContext } from '../context.js';
 import { compileBodySchema, problemsOf } from '../validation.js';
@@ -76,14 +77,16 @@ export function configRoutes(deps: AsCodeDeps): ApiRouter {
         path: '/managed',
         summary: 'Whether an object is managed from a file',
         description:
-          'Whether the last document applied to the workspace had the object, and whether it was changed since in the console or through the API (the next apply of the file will overwrite that change). The console shows it on the object’s edit form.',
+          'Whether the last document applied to the workspace had the object, and whether it was changed since in the console or through the API (the next apply of the file will overwrite that change). The console shows it on the object’s edit form. A dimension declaration is named by its event name (`kind=dimensions&id=<event>`), every other object by its id.',
         query: managedQuerySchema,
         responses: {
           200: { description: 'Managed or not; when managed, since when and whether changed since.', schema: managedResponseSchema },
-          400: { description: 'An unknown kind or an id that is not a UUID.' },
+          400: { description: 'An unknown kind, or an id that is not a UUID (but for dimensions).' },
         },
       },
       async (ctx, { query }) => {
+        if (query.kind !== 'dimensions' && !isUuid(query.id))
+          throw validationFailed([{ path: '/id', message: 'must be a UUID' }], 'Invalid query: id must be a UUID.');
         const status = await managedStatus(postgres, workspaceOf(ctx), query.kind, query.id);
         ctx.body = status.managed ? { ...status, applied_at: status.applied_at.toISOString(), updated_at: status.updated_at.toISOString() } : status;
       },

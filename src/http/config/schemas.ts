@@ -231,8 +231,13 @@ export const managedQuerySchema = {
   additionalProperties: false,
   required: ['kind', 'id'],
   properties: {
-    kind: kindEnum,
-    id: { type: 'string', format: 'uuid', description: 'The object’s id (policy_id, destination_id, …).' },
+    kind: planKindEnum,
+    id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 1024,
+      description: 'The object’s id (policy_id, destination_id, …), a UUID; for dimensions, the event name.',
+    },
   },
 } as const;
 

@@ -86,6 +86,16 @@ describe('objects managed from a file: drift since the last apply', function () 
     expect(await managed('policies', await idOf('/v1.0/policies', 'policy_id', 'slow', other))).to.deep.equal({ managed: false });
   });
 
+  it('names a dimension declaration by its event name, and sees a PUT since the apply', async () => {
+    const applied = await svc.request('POST', '/v1.0/config/apply', { token, body: { version: 1, dimensions: [{ event: 'latency', keys: ['route'] }] } });
+    expect(applied.status, applied.text).to.equal(200);
+    expect(await managed('dimensions', 'latency')).to.include({ managed: true, key: null, changed: false });
+    expect(await managed('dimensions', 'other.name')).to.deep.equal({ managed: false });
+    expect(await managed('dimensions', 'latency', other)).to.deep.equal({ managed: false });
+    expect((await svc.request('PUT', '/v1.0/dimensions/latency', { token, body: { keys: ['code'] } })).status).to.equal(200);
+    expect(await managed('dimensions', 'latency')).to.include({ managed: true, changed: true });
+  });
+
   it('refuses an unknown kind or an id that is not a UUID with 400', async () => {
     for (const query of ['kind=widgets&id=0b6f7a3e-5d1c-4f8e-9a2b-3c4d5e6f7a8b', 'kind=policies&id=nope', 'kind=policies']) {
       const res = await svc.request('GET', `/v1.0/config/managed?${query}`, { token });

@@ -8,6 +8,7 @@ import { browserZone, formatSpan } from '../../shared/time.js';
 import { api, ApiError, errorText } from '../api.js';
 import { failureOf, type FormFailure, noFailure, Time } from '../components.js';
 import { useInterval, useLoad } from '../hooks.js';
+import { ManagedNotice } from '../managed.js';
 import type { Dimension } from '../types.js';
 
 export const dimensionPath = (event: string) => `/v1.0/dimensions/${encodeURIComponent(event)}`;
@@ -69,6 +70,7 @@ export function DimensionsPanel({ event, onChanged }: { event: string; onChanged
   return (
     <section class="panel" aria-labelledby="dimensions-heading">
       <h3 id="dimensions-heading">Dimensions</h3>
+      {d && <ManagedNotice kind="dimensions" id={event} version={d} />}
       {dimension.error ? <p role="alert">{errorText(dimension.error)}</p> : null}
       {dimension.loading && d === undefined && <p class="muted">Loading…</p>}
       {d === null && <p>Nothing declared: the numbers of {event} break down by agent only.</p>}
