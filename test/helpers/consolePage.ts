@@ -49,7 +49,7 @@ export async function signIn(page: Page, url: string, token: string): Promise<vo
 }
 
 export interface LookOptions {
-  /** Whether the page may show no API value (default true; false where the page shows the user's own label names). */
+  /** Whether to check that the page shows no API value (default true; false where it shows the user's own label names). */
   readonly apiValues?: boolean;
   /** Whether every time must name its zone (default true). */
   readonly zones?: boolean;

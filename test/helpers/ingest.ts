@@ -2,6 +2,7 @@
 // the last 30 days): an ingestor built the one way the service builds it (openIngestor),
 // with a journal of its own, its own cache of event timezones and its own series labeller,
 // as another process has.
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
@@ -36,6 +37,17 @@ export async function openTestIngestor(stores: Stores, options: TestIngestorOpti
   const ingestor = await openIngestor(config, stores, directory, metrics, logger, series, options.onInserted ?? null);
   return { ingestor, journalDir };
 }
+
+/** A record as a client sends it to the ingest path: a log_id of its own, no meta, a minute old. */
+export const newRecord = (event: string, value: number, agent = 'host'): NewLogRecord => ({
+  logId: randomUUID(),
+  clientLogId: true,
+  agent,
+  event,
+  value,
+  occurredAt: Date.now() - 60_000,
+  meta: '',
+});
 
 /** Ingests the records in requests of 5,000 and waits until they are in ClickHouse. */
 export async function ingestVisible(ingestor: LogIngestor, workspaceId: string, records: readonly NewLogRecord[]): Promise<void> {

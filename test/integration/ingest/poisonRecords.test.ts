@@ -4,26 +4,15 @@
 // writer splits a refused block down to the batch that holds the bad rows, sets that batch
 // aside (kept under JOURNAL_DIR/refused, counted in /metrics), and stores the others.
 import { expect } from 'chai';
-import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { prepareBatch, type NewLogRecord } from '../../../src/ingest/journaledBatch.js';
+import { prepareBatch } from '../../../src/ingest/journaledBatch.js';
 import type { LogIngestor } from '../../../src/ingest/logIngestor.js';
 import { createMetrics } from '../../../src/metrics.js';
 import { openStores, type Stores } from '../../../src/stores/index.js';
-import { holdJournalWriter, openTestIngestor } from '../../helpers/ingest.js';
+import { holdJournalWriter, newRecord, openTestIngestor } from '../../helpers/ingest.js';
 import { storedLogCount } from '../../helpers/logs.js';
 import { freshStoreOptions, describeInOneRun } from '../../helpers/stores.js';
-
-const record = (event: string, value: number, agent = 'host'): NewLogRecord => ({
-  logId: randomUUID(),
-  clientLogId: true,
-  agent,
-  event,
-  value,
-  occurredAt: Date.now() - 60_000,
-  meta: '',
-});
 
 describeInOneRun('ingest: a journaled batch ClickHouse refuses is set aside alone', function () {
   this.timeout(120_000);
@@ -47,8 +36,8 @@ describeInOneRun('ingest: a journaled batch ClickHouse refuses is set aside alon
       // The writer is held while a round's batches are journaled, so they go in one block.
       const release = await holdJournalWriter(ingestor);
       await Promise.all([
-        ingestor.ingest(prepareBatch('poison', Date.now(), [record(`fresh.${round}`, 1), record('bad\ud800name', 2)])),
-        ...['bystander-a', 'bystander-b'].map((ws) => ingestor.ingest(prepareBatch(ws, Date.now(), [record(`ok.${round}`, 1), record('ok.shared', 2)]))),
+        ingestor.ingest(prepareBatch('poison', Date.now(), [newRecord(`fresh.${round}`, 1), newRecord('bad\ud800name', 2)])),
+        ...['bystander-a', 'bystander-b'].map((ws) => ingestor.ingest(prepareBatch(ws, Date.now(), [newRecord(`ok.${round}`, 1), newRecord('ok.shared', 2)]))),
       ]);
       await release();
     }
@@ -64,7 +53,7 @@ describeInOneRun('ingest: a journaled batch ClickHouse refuses is set aside alon
   });
 
   it('goes on storing later batches of the same workspace', async () => {
-    await ingestor.ingest(prepareBatch('poison', Date.now(), [record('fresh.0', 5)]));
+    await ingestor.ingest(prepareBatch('poison', Date.now(), [newRecord('fresh.0', 5)]));
     await ingestor.caughtUp();
     expect(await storedLogCount(stores.clickhouse, 'poison')).to.equal(1);
   });

@@ -4,21 +4,10 @@
 // built, when the first replayed blocks would already be in ClickHouse unannounced and their
 // policies judged only by the next periodic cycle.
 import { expect } from 'chai';
-import { randomUUID } from 'node:crypto';
-import { prepareBatch, type NewLogRecord } from '../../../src/ingest/journaledBatch.js';
+import { prepareBatch } from '../../../src/ingest/journaledBatch.js';
 import { openStores, type Stores } from '../../../src/stores/index.js';
-import { ingestVisible, openTestIngestor } from '../../helpers/ingest.js';
+import { ingestVisible, newRecord, openTestIngestor } from '../../helpers/ingest.js';
 import { freshStoreOptions } from '../../helpers/stores.js';
-
-const record = (event: string, value: number): NewLogRecord => ({
-  logId: randomUUID(),
-  clientLogId: true,
-  agent: 'replayed',
-  event,
-  value,
-  occurredAt: Date.now() - 60_000,
-  meta: '',
-});
 
 describe('inserts replayed from the journal at open', function () {
   this.timeout(120_000);
@@ -34,8 +23,8 @@ describe('inserts replayed from the journal at open', function () {
     // One insert every 10 s at most: the second batch waits in the journal when the ingestor stops.
     const env = { INGEST_FLUSH_INTERVAL_MS: '10000' };
     const first = await openTestIngestor(stores, { env });
-    await ingestVisible(first.ingestor, 'replay-ws', [record('inserted', 1)]);
-    await first.ingestor.ingest(prepareBatch('replay-ws', Date.now(), [record('waiting', 2), record('waiting', 3)]));
+    await ingestVisible(first.ingestor, 'replay-ws', [newRecord('inserted', 1)]);
+    await first.ingestor.ingest(prepareBatch('replay-ws', Date.now(), [newRecord('waiting', 2), newRecord('waiting', 3)]));
     await first.ingestor.close(0);
     const waiting = await stores.postgres.query<{ event_id: string }>("SELECT event_id FROM event_definitions WHERE event = 'waiting'");
     expect(waiting).to.have.length(1);
