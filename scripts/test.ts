@@ -10,8 +10,9 @@
 //
 // The runs share nothing (each mocha process has its own temporary folder, embedded engines
 // and server databases), so they go side by side: each integration run is cut into
-// TEST_SHARDS mocha processes (default 5; the browser tests 2) of about equal time (test/file-times.json, the times
-// of the last full run), and TEST_JOBS processes (default 3) run at once, the longest first.
+// TEST_SHARDS mocha processes (default 5; the browser tests 2) of about equal time
+// (test/file-times.json, the times of the last full run), and TEST_JOBS processes (default 3)
+// run at once, the longest first.
 // Each process's report is printed whole when it ends; the last lines are the slowest files
 // (TEST_FILE_TIMES=N of them per run, default 10; all in test-artifacts/file-times.txt) and the
 // sum of all runs.

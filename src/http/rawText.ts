@@ -26,7 +26,7 @@ const nameOf = (raw: string): string => (decodes(raw) ? decodeURIComponent(raw) 
  * Problems of the raw query string: each parameter whose name or value is not well-formed
  * percent-encoded UTF-8, and each decoded value holding NUL (what textRules refuses in a body).
  */
-export function queryTextProblems(ctx: Context): ErrorDetail[] {
+function queryTextProblems(ctx: Context): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   const reported = new Set<string>();
   const report = (path: string, message: string) => {
