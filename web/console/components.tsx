@@ -1,5 +1,5 @@
-// Pieces every page uses: a small table with its column headers, a time with its zone, and
-// the failure of a form. A list of resources is a DataTable (dataTable.tsx), which becomes
+// Pieces every page uses: a small table with its column headers, a time with its zone, a
+// labelled choice of a chart's controls, and the failure of a form. A list of resources is a DataTable (dataTable.tsx), which becomes
 // cards on a phone.
 import type { ComponentChildren, JSX } from 'preact';
 import { formatTime, type TimeOptions } from '../shared/time.js';
@@ -46,6 +46,41 @@ export function Table({
         </thead>
         <tbody>{children}</tbody>
       </table>
+    </div>
+  );
+}
+
+/**
+ * One of a chart's controls: a labelled select of `choices`, each its value and the words
+ * shown for it; `onChange` gets the chosen value as it was given (a number stays a number).
+ */
+export function Choice<T extends string | number>({
+  id,
+  label,
+  value,
+  choices,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  value: T;
+  choices: readonly (readonly [T, string])[];
+  onChange: (value: T) => void;
+}): JSX.Element {
+  const choose = (text: string) => {
+    const chosen = choices.find(([v]) => String(v) === text);
+    if (chosen) onChange(chosen[0]);
+  };
+  return (
+    <div>
+      <label for={id}>{label} </label>
+      <select id={id} value={String(value)} onChange={(e) => choose(e.currentTarget.value)}>
+        {choices.map(([v, words]) => (
+          <option key={String(v)} value={String(v)}>
+            {words}
+          </option>
+        ))}
+      </select>
     </div>
   );
 }

@@ -1,12 +1,13 @@
 // A chart of several series of one event name (the top agents, or each value of a dimension),
-// one line each in its own colour, drawn with uPlot like the rollup chart (rollupChart.ts):
-// times in the given zone, the x axis and sparse points of chartOptions.ts, the width of its
-// container. The legend names each line by its group, as the table beside it does.
+// one line each in its own colour, drawn with uPlot with the rollup chart's options and size
+// (rollupChart.ts): times in the given zone, the x axis and sparse points of chartOptions.ts,
+// the width of its container. The legend names each line by its group, as the table beside it does.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { sparseSeries, TIME_AXIS_VALUES, type TimeRange } from '../shared/chartOptions.js';
-import { formatNumber, type Measure, measureOf, type RollupItem } from '../shared/rollups.js';
-import { formatTime, validZone } from '../shared/time.js';
+import { sparseSeries, type TimeRange } from '../shared/chartOptions.js';
+import { chartSize, legendValue, timeChartOptions } from '../shared/rollupChart.js';
+import { type Measure, measureOf, type RollupItem } from '../shared/rollups.js';
+import { validZone } from '../shared/time.js';
 
 /** Ten colours told apart also by people with the commonest colour blindness (Tableau 10). */
 export const SERIES_COLORS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
@@ -45,36 +46,17 @@ export class SeriesChart {
   }
 
   private size() {
-    const width = Math.max(240, this.container.clientWidth);
-    return { width, height: Math.round(Math.min(320, Math.max(200, width * 0.45))) };
+    return chartSize(this.container, 200);
   }
 
   show(spec: SeriesChartSpec): void {
     this.plot?.destroy();
     const timezone = validZone(spec.timezone);
-    const legendValue = (_: uPlot, v: number | null) => (v === null || v === undefined ? '–' : formatNumber(v));
-    this.plot = new uPlot(
-      {
-        ...this.size(),
-        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), timezone),
-        scales: { x: { time: true } },
-        series: [
-          { label: `Time (${timezone})`, value: (_, v) => (v === null || v === undefined ? '–' : formatTime(v * 1000, timezone, { withoutZone: true })) },
-          ...spec.lines.map((line, i) => {
-            const color = SERIES_COLORS[i % SERIES_COLORS.length]!;
-            return { label: line.name, stroke: color, width: 2, ...sparseSeries(color), value: legendValue };
-          }),
-        ],
-        axes: [
-          { stroke: '#3c4043', grid: { stroke: '#e8eaed' }, values: TIME_AXIS_VALUES },
-          { stroke: '#3c4043', grid: { stroke: '#e8eaed' }, size: 64, values: (_, splits) => splits.map((v) => formatNumber(v)) },
-        ],
-        legend: { live: true },
-        cursor: { drag: { x: false, y: false } },
-      },
-      alignedData(spec.lines, spec.measure),
-      this.container,
-    );
+    const lines = spec.lines.map((line, i) => {
+      const color = SERIES_COLORS[i % SERIES_COLORS.length]!;
+      return { label: line.name, stroke: color, width: 2, ...sparseSeries(color), value: legendValue };
+    });
+    this.plot = new uPlot({ ...timeChartOptions(this.size(), timezone, lines), legend: { live: true } }, alignedData(spec.lines, spec.measure), this.container);
     this.plot.setScale('x', { min: spec.range[0], max: spec.range[1] });
   }
 

@@ -181,6 +181,9 @@ export const OVERFLOW_VALUE = '__overflow__';
 /** A label's value in words: the overflow series and an absent key named, not shown as API values. */
 export const labelValueText = (value: string) => (value === OVERFLOW_VALUE ? 'other series (over the limit)' : value === '' ? '(not set)' : value);
 
+/** What a series read or ranking may break an event name down by: its agents, or a declared key's values. */
+export const groupByChoices = (keys: readonly string[]) => ['agent', ...keys].map((k) => [k, k] as const);
+
 /** A group of a series read or ranking, in words: "web-1", "route /a · code 500", "the whole fleet". */
 export function groupName(labels: Readonly<Record<string, string>>): string {
   const keys = Object.keys(labels);

@@ -33,6 +33,37 @@ export function rollupRange(items: readonly RollupItem[], period: Period, nowMs 
 /** The chart's caption: the range shown, in the event's timezone. */
 export const rollupRangeText = (range: TimeRange, period: Period, timezone: string) => describeTimeRange(range, timezone, period !== 'day');
 
+/** The size of a chart in its container: the container's width (240 px at least) and a height of about half of it, between `minHeight` and 320 px. */
+export function chartSize(container: HTMLElement, minHeight: number): { width: number; height: number } {
+  const width = Math.max(240, container.clientWidth);
+  return { width, height: Math.round(Math.min(320, Math.max(minHeight, width * 0.45))) };
+}
+
+/** A line's figure in the legend: in words, "–" where the line has no value. */
+export const legendValue = (_: uPlot, v: number | null) => (v === null || v === undefined ? '–' : formatNumber(v));
+
+/**
+ * The options of every time chart (this one, the console's chart of several series): `lines`
+ * over time in `timezone`, which the legend's time column names; the x axis in 24-hour time,
+ * figures in words on the y axis, no zoom by dragging.
+ */
+export function timeChartOptions(size: { width: number; height: number }, timezone: string, lines: readonly uPlot.Series[]): uPlot.Options {
+  return {
+    ...size,
+    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), timezone),
+    scales: { x: { time: true } },
+    series: [
+      { label: `Time (${timezone})`, value: (_, v) => (v === null || v === undefined ? '–' : formatTime(v * 1000, timezone, { withoutZone: true })) },
+      ...lines,
+    ],
+    axes: [
+      { stroke: '#3c4043', grid: { stroke: '#e8eaed' }, values: TIME_AXIS_VALUES },
+      { stroke: '#3c4043', grid: { stroke: '#e8eaed' }, size: 64, values: (_, splits) => splits.map((v) => formatNumber(v)) },
+    ],
+    cursor: { drag: { x: false, y: false } },
+  };
+}
+
 const SERIES_COLOR = '#0b57d0';
 
 /** Marked once per page when the first chart has drawn: what the browser tests time. */
@@ -52,8 +83,7 @@ export class RollupChart {
   }
 
   private size() {
-    const width = Math.max(240, this.container.clientWidth);
-    return { width, height: Math.round(Math.min(320, Math.max(180, width * 0.45))) };
+    return chartSize(this.container, 180);
   }
 
   /** Draws the items; a change of anything but the items and the range rebuilds the chart. */
@@ -77,21 +107,11 @@ export class RollupChart {
     this.plot?.destroy();
     const timezone = validZone(spec.timezone);
     const label = `${measureLabel(spec.measure)}${spec.unit && spec.measure !== 'count' ? ` (${spec.unit})` : ''}`;
-    const legendValue = (_: uPlot, v: number | null) => (v === null || v === undefined ? '–' : formatNumber(v));
     this.plot = new uPlot(
       {
-        ...this.size(),
-        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), timezone),
-        scales: { x: { time: true } },
-        series: [
-          { label: `Time (${timezone})`, value: (_, v) => (v === null || v === undefined ? '–' : formatTime(v * 1000, timezone, { withoutZone: true })) },
+        ...timeChartOptions(this.size(), timezone, [
           { label, stroke: SERIES_COLOR, fill: 'rgba(11, 87, 208, 0.08)', width: 2, ...sparseSeries(SERIES_COLOR), value: legendValue },
-        ],
-        axes: [
-          { stroke: '#3c4043', grid: { stroke: '#e8eaed' }, values: TIME_AXIS_VALUES },
-          { stroke: '#3c4043', grid: { stroke: '#e8eaed' }, size: 64, values: (_, splits) => splits.map((v) => formatNumber(v)) },
-        ],
-        cursor: { drag: { x: false, y: false } },
+        ]),
         hooks: { draw: [markFirstDraw] },
       },
       data,

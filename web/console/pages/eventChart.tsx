@@ -6,7 +6,7 @@ import { measureLabel, RollupChart, rollupRange, rollupRangeText } from '../../s
 import { formatNumber, MEASURES, measureOf, PERIODS, type Measure, type Period } from '../../shared/rollups.js';
 import { formatBucketStart } from '../../shared/time.js';
 import { api, errorText } from '../api.js';
-import { Table } from '../components.js';
+import { Choice, Table } from '../components.js';
 import { useInterval, useLoad } from '../hooks.js';
 import type { EventDefinition, RollupItem } from '../types.js';
 
@@ -67,16 +67,7 @@ export function RollupPanel({ event, onLoaded }: { event: EventDefinition; onLoa
             </button>
           ))}
         </fieldset>
-        <div>
-          <label for="measure">Measure </label>
-          <select id="measure" value={measure} onChange={(e) => setMeasure(e.currentTarget.value as Measure)}>
-            {MEASURES.map((m) => (
-              <option key={m} value={m}>
-                {measureLabel(m)}
-              </option>
-            ))}
-          </select>
-        </div>
+        <Choice id="measure" label="Measure" value={measure} choices={MEASURES.map((m) => [m, measureLabel(m)] as const)} onChange={setMeasure} />
       </div>
       <div class="chart" ref={container} aria-hidden="true" data-buckets={items.value?.length} />
       {range && items.value && items.value.length > 0 && <p class="muted chart-range">{rollupRangeText(range, period, event.timezone)}</p>}

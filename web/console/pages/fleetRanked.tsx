@@ -6,9 +6,10 @@ import { useState } from 'preact/hooks';
 import { formatNumber } from '../../shared/rollups.js';
 import { browserZone, formatSpan } from '../../shared/time.js';
 import { api, errorText } from '../api.js';
+import { Choice } from '../components.js';
 import { DataTable, type ListColumn } from '../dataTable.js';
 import { useLoad } from '../hooks.js';
-import { groupName } from '../types.js';
+import { groupByChoices, groupName } from '../types.js';
 import { COMPARISONS, percent } from './eventComparisons.js';
 
 interface RankedRow {
@@ -30,14 +31,19 @@ const ORDERS = [
   ['current_count', 'Count now'],
 ] as const;
 
+const DIRECTIONS = [
+  ['desc', 'the largest'],
+  ['asc', 'the smallest'],
+] as const;
+
 const figure = (row: RankedRow, field: string) => row[field] as number | null;
 
 export function RankedPanel({ event, keys }: { event: string; keys: readonly string[] }): JSX.Element {
   const zone = browserZone();
   const [comparison, setComparison] = useState(0);
   const [groupBy, setGroupBy] = useState('agent');
-  const [orderBy, setOrderBy] = useState<string>('value_pct_change');
-  const [direction, setDirection] = useState<'desc' | 'asc'>('desc');
+  const [orderBy, setOrderBy] = useState<(typeof ORDERS)[number][0]>('value_pct_change');
+  const [direction, setDirection] = useState<(typeof DIRECTIONS)[number][0]>('desc');
   const [period, previous, label] = COMPARISONS[comparison]!;
   const ranked = useLoad(() => {
     const q = new URLSearchParams({ event, view: 'window', period, previous, group_by: groupBy, order_by: orderBy, direction, timezone: zone, limit: '20' });
@@ -62,43 +68,16 @@ export function RankedPanel({ event, keys }: { event: string; keys: readonly str
         </button>
       </div>
       <div class="chart-controls">
-        <div>
-          <label for="ranked-comparison">Compare </label>
-          <select id="ranked-comparison" value={String(comparison)} onChange={(e) => setComparison(Number(e.currentTarget.value))}>
-            {COMPARISONS.map(([p, prev, text], i) => (
-              <option key={`${p}-${prev}`} value={String(i)}>
-                {text}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label for="ranked-group">Rank each </label>
-          <select id="ranked-group" value={groupBy} onChange={(e) => setGroupBy(e.currentTarget.value)}>
-            {['agent', ...keys].map((k) => (
-              <option key={k} value={k}>
-                {k}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label for="ranked-order">By </label>
-          <select id="ranked-order" value={orderBy} onChange={(e) => setOrderBy(e.currentTarget.value)}>
-            {ORDERS.map(([value, text]) => (
-              <option key={value} value={value}>
-                {text}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label for="ranked-direction">First </label>
-          <select id="ranked-direction" value={direction} onChange={(e) => setDirection(e.currentTarget.value as 'desc' | 'asc')}>
-            <option value="desc">the largest</option>
-            <option value="asc">the smallest</option>
-          </select>
-        </div>
+        <Choice
+          id="ranked-comparison"
+          label="Compare"
+          value={comparison}
+          choices={COMPARISONS.map(([, , text], i) => [i, text] as const)}
+          onChange={setComparison}
+        />
+        <Choice id="ranked-group" label="Rank each" value={groupBy} choices={groupByChoices(keys)} onChange={setGroupBy} />
+        <Choice id="ranked-order" label="By" value={orderBy} choices={ORDERS} onChange={setOrderBy} />
+        <Choice id="ranked-direction" label="First" value={direction} choices={DIRECTIONS} onChange={setDirection} />
       </div>
       {r && (
         <p class="muted" data-testid="ranked-windows">

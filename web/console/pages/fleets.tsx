@@ -8,10 +8,11 @@ import { measureLabel, rollupRange, rollupRangeText } from '../../shared/rollupC
 import { formatNumber, MEASURES, type Measure, type Period, PERIODS } from '../../shared/rollups.js';
 import { browserZone } from '../../shared/time.js';
 import { api, errorText, listAll } from '../api.js';
+import { Choice } from '../components.js';
 import { DataTable, type ListColumn } from '../dataTable.js';
 import { useInterval, useLoad } from '../hooks.js';
 import { SERIES_COLORS, SeriesChart } from '../seriesChart.js';
-import { type Dimension, groupName, type PageProps, type SeriesGroup } from '../types.js';
+import { type Dimension, groupByChoices, groupName, type PageProps, type SeriesGroup } from '../types.js';
 import { DimensionsPanel } from './fleetDimensions.js';
 import { RankedPanel } from './fleetRanked.js';
 
@@ -159,46 +160,10 @@ function SeriesPanel({ event, keys }: { event: string; keys: readonly string[] }
         Top {top} {what}
       </h3>
       <div class="chart-controls">
-        <div>
-          <label for="series-group">Break down by </label>
-          <select id="series-group" value={groupBy} onChange={(e) => setGroupBy(e.currentTarget.value)}>
-            {['agent', ...keys].map((k) => (
-              <option key={k} value={k}>
-                {k}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label for="series-top">Show the top </label>
-          <select id="series-top" value={String(top)} onChange={(e) => setTop(Number(e.currentTarget.value))}>
-            {TOP.map((n) => (
-              <option key={n} value={String(n)}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label for="series-period">Range </label>
-          <select id="series-period" value={period} onChange={(e) => setPeriod(e.currentTarget.value as Period)}>
-            {PERIODS.map((p) => (
-              <option key={p} value={p}>
-                {PERIOD_LABELS[p]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label for="series-measure">Measure </label>
-          <select id="series-measure" value={measure} onChange={(e) => setMeasure(e.currentTarget.value as Measure)}>
-            {MEASURES.map((m) => (
-              <option key={m} value={m}>
-                {measureLabel(m)}
-              </option>
-            ))}
-          </select>
-        </div>
+        <Choice id="series-group" label="Break down by" value={groupBy} choices={groupByChoices(keys)} onChange={setGroupBy} />
+        <Choice id="series-top" label="Show the top" value={top} choices={TOP.map((n) => [n, String(n)] as const)} onChange={setTop} />
+        <Choice id="series-period" label="Range" value={period} choices={PERIODS.map((p) => [p, PERIOD_LABELS[p]] as const)} onChange={setPeriod} />
+        <Choice id="series-measure" label="Measure" value={measure} choices={MEASURES.map((m) => [m, measureLabel(m)] as const)} onChange={setMeasure} />
       </div>
       {keys.length === 0 && <p class="muted">To break it down by a meta key (a route, a status code), declare it under “Dimensions” below.</p>}
       <div class="chart" ref={container} aria-hidden="true" data-series={read.value?.series.length} />
