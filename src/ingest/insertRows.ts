@@ -29,8 +29,8 @@ export const SUMMARY_LOG_COLUMNS = [...LOG_COLUMNS.slice(0, -INSERT_TIME_COLUMNS
 export interface SeriesLabels {
   /** Whether any record of the workspace may have labels: when not, its rows are not looked at. */
   covers(workspaceId: string): boolean;
-  /** `,{labels},version` for the record, or null (no keys declared); `row` is its row text without the closing bracket. */
-  columnsOf(workspaceId: string, eventId: string, row: () => string): string | null;
+  /** `,{labels},version` for the record, or null (no keys declared); `row` is where its row (UTF-8, without the closing bracket) lies. */
+  columnsOf(workspaceId: string, eventId: string, row: { readonly bytes: Buffer; readonly start: number; readonly end: number }): string | null;
 }
 
 /** The label columns of a row without labels: an empty map, version 0. */
@@ -133,8 +133,10 @@ export function writeInsertRows(
       let occurredAt = 0;
       for (let i = first + 1; i < second; i++) occurredAt = occurredAt * 10 + (payload[i]! - DIGIT_0);
       const dayStart = localDayStart(timezone, occurredAt) / 1000;
-      const rowText = () => payload.toString('utf8', third + 1, summaryAt < 0 ? end : summaryAt);
-      const labels = labelled && series !== null ? series.columnsOf(workspaceId, payload.toString('latin1', start, first), rowText) : null;
+      const labels =
+        labelled && series !== null
+          ? series.columnsOf(workspaceId, payload.toString('latin1', start, first), { bytes: payload, start: third + 1, end: summaryAt < 0 ? end : summaryAt })
+          : null;
       let rowEnd = labels === null ? rowEnds.get(dayStart) : Buffer.from(`,${dayStart}${labels}]\n`, 'utf8');
       if (rowEnd === undefined) {
         rowEnd = Buffer.from(`,${dayStart}${NO_LABELS}]\n`, 'latin1');
