@@ -29,7 +29,8 @@ interface Declared {
   /**
    * The agent's and the meta's JSON text, as a row holds them → the record's series: records of
    * a fleet repeat their agents and metas, and deriving a series (two parses, two texts) cost
-   * 7.3 µs a record, five times building the rest of its row. Emptied when full.
+   * 7.3 µs a record, five times building the rest of its row. Emptied, with every other
+   * declaration's, when they hold SERIES_CACHE_CHARS, and whenever the declarations are read anew.
    */
   readonly series: Map<string, LabelledSeries>;
 }
@@ -43,11 +44,10 @@ export interface RowBytes {
 
 const fieldsOf = (row: RowBytes) => JSON.parse(`${row.bytes.toString('utf8', row.start, row.end)}]`) as unknown[];
 
-/** Entries of a declaration's series cache (Declared.series) before it is emptied. */
-const SERIES_CACHE_ENTRIES = 20_000;
+/** The characters the declarations' series caches (Declared.series) hold at most, keys and series: 8 million, 16–40 MB. */
+const SERIES_CACHE_CHARS = 8_000_000;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-
 const COMMA = 0x2c;
 
 /** Where the JSON string whose opening quote is at `at` ends: just after its closing quote. */
@@ -107,23 +107,6 @@ export function labelsOf(meta: string, keys: readonly string[]): Record<string, 
   return labels;
 }
 
-/** The series of a record's row under a declaration, from its series cache or derived (and kept there). */
-function seriesOf(declared: Declared, row: RowBytes): LabelledSeries {
-  const cacheKey = agentAndMetaText(row.bytes, row.start, row.end);
-  let series = declared.series.get(cacheKey);
-  if (series === undefined) {
-    const fields = fieldsOf(row);
-    const labels = labelsOf(String(fields[8] ?? ''), declared.keys);
-    series = {
-      key: JSON.stringify([String(fields[2]), ...declared.keys.map((k) => labels[k])]),
-      columns: `,${JSON.stringify(labels)},${declared.version}`,
-    };
-    if (declared.series.size >= SERIES_CACHE_ENTRIES) declared.series.clear();
-    declared.series.set(cacheKey, series);
-  }
-  return series;
-}
-
 export class SeriesLabeller {
   /** workspace → event name → declaration. */
   private declared = new Map<string, Map<string, Declared>>();
@@ -133,6 +116,8 @@ export class SeriesLabeller {
   private stale = true;
   /** event id → the declaration of its name, or null (none); cleared when the declarations change. */
   private byEventId = new Map<string, Declared | null>();
+  /** The characters the declarations' series caches hold (SERIES_CACHE_CHARS). */
+  private cachedChars = 0;
   /** Overflowed names of the block being built: workspace → names. */
   private overflowed = new Map<string, Set<string>>();
 
@@ -197,10 +182,11 @@ export class SeriesLabeller {
       }
       const before = this.declared.get(row.workspace_id)?.get(row.event);
       // The series seen so far stay counted while the keys stay the same.
-      const same = before !== undefined && before.version === row.version;
-      names.set(row.event, { keys: row.keys, version: row.version, seen: same ? before.seen : new Map(), series: same ? before.series : new Map() });
+      const seen = before !== undefined && before.version === row.version ? before.seen : new Map<string, number>();
+      names.set(row.event, { keys: row.keys, version: row.version, seen, series: new Map() });
     }
     this.declared = next;
+    this.cachedChars = 0;
     this.byEventId.clear();
     this.stamp = stamp;
   }
@@ -213,7 +199,8 @@ export class SeriesLabeller {
   /**
    * The label columns of a record's row, `,{labels},version` (JSONCompactEachRow text), or
    * null when its name has no keys declared. `row` is the record's row without its closing
-   * bracket; it is parsed only when the event id is not known yet or its name has keys.
+   * bracket; it is parsed only when the event id is not known yet, or when its name has keys
+   * and its agent and meta are not in the name's series cache.
    */
   columnsOf(workspaceId: string, eventId: string, row: RowBytes): string | null {
     let declared = this.byEventId.get(eventId);
@@ -222,7 +209,7 @@ export class SeriesLabeller {
       this.byEventId.set(eventId, declared);
     }
     if (declared === null) return null;
-    const series = seriesOf(declared, row);
+    const series = this.seriesOf(declared, row);
     if (declared.keys.length === 0 || this.admit(declared, series.key)) return series.columns;
     this.metrics.seriesOverflowRecords.inc();
     let names = this.overflowed.get(workspaceId);
@@ -232,6 +219,28 @@ export class SeriesLabeller {
     }
     names.add(String(fieldsOf(row)[3]));
     return `,${JSON.stringify(Object.fromEntries(declared.keys.map((k) => [k, OVERFLOW_VALUE])))},${declared.version}`;
+  }
+
+  /** The series of a record's row under a declaration, from its series cache, or derived and kept there. */
+  private seriesOf(declared: Declared, row: RowBytes): LabelledSeries {
+    const cacheKey = agentAndMetaText(row.bytes, row.start, row.end);
+    let series = declared.series.get(cacheKey);
+    if (series === undefined) {
+      const fields = fieldsOf(row);
+      const labels = labelsOf(String(fields[8] ?? ''), declared.keys);
+      series = {
+        key: JSON.stringify([String(fields[2]), ...declared.keys.map((k) => labels[k])]),
+        columns: `,${JSON.stringify(labels)},${declared.version}`,
+      };
+      const chars = cacheKey.length + series.key.length + series.columns.length;
+      if (this.cachedChars + chars > SERIES_CACHE_CHARS) {
+        for (const names of this.declared.values()) for (const d of names.values()) d.series.clear();
+        this.cachedChars = 0;
+      }
+      declared.series.set(cacheKey, series);
+      this.cachedChars += chars;
+    }
+    return series;
   }
 
   /** Whether the series is one of the name's bounded set (seen recently, or room for it). */
