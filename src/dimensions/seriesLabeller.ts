@@ -22,8 +22,12 @@ interface LabelledSeries {
 
 /** One name's declaration, as the writer applies it. */
 interface Declared {
+  /** The event name. */
+  readonly name: string;
   readonly keys: readonly string[];
   readonly version: number;
+  /** The label columns of the name's overflow series, every key "__overflow__". */
+  readonly overflowColumns: string;
   /** series key → when last seen (ms); at most maxSeries entries seen within the window. */
   readonly seen: Map<string, number>;
   /**
@@ -183,7 +187,8 @@ export class SeriesLabeller {
       const before = this.declared.get(row.workspace_id)?.get(row.event);
       // The series seen so far stay counted while the keys stay the same.
       const seen = before !== undefined && before.version === row.version ? before.seen : new Map<string, number>();
-      names.set(row.event, { keys: row.keys, version: row.version, seen, series: new Map() });
+      const overflowColumns = `,${JSON.stringify(Object.fromEntries(row.keys.map((k) => [k, OVERFLOW_VALUE])))},${row.version}`;
+      names.set(row.event, { name: row.event, keys: row.keys, version: row.version, overflowColumns, seen, series: new Map() });
     }
     this.declared = next;
     this.cachedChars = 0;
@@ -217,8 +222,8 @@ export class SeriesLabeller {
       names = new Set();
       this.overflowed.set(workspaceId, names);
     }
-    names.add(String(fieldsOf(row)[3]));
-    return `,${JSON.stringify(Object.fromEntries(declared.keys.map((k) => [k, OVERFLOW_VALUE])))},${declared.version}`;
+    names.add(declared.name);
+    return declared.overflowColumns;
   }
 
   /** The series of a record's row under a declaration, from its series cache, or derived and kept there. */

@@ -1,6 +1,6 @@
 // Pieces every page uses: a small table with its column headers, a time with its zone, a
-// labelled choice of a chart's controls, and the failure of a form. A list of resources is a DataTable (dataTable.tsx), which becomes
-// cards on a phone.
+// labelled choice of a chart's controls, and the failure of a form. A list of resources is a
+// DataTable (dataTable.tsx), which becomes cards on a phone.
 import type { ComponentChildren, JSX } from 'preact';
 import { formatTime, type TimeOptions } from '../shared/time.js';
 import { ApiError, errorText } from './api.js';

@@ -1,7 +1,8 @@
 // A chart of several series of one event name (the top agents, or each value of a dimension),
 // one line each in its own colour, drawn with uPlot with the rollup chart's options and size
 // (rollupChart.ts): times in the given zone, the x axis and sparse points of chartOptions.ts,
-// the width of its container. The legend names each line by its group, as the table beside it does.
+// the width of its container. The legend names each line by its group, as the table beside it
+// does.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { sparseSeries, type TimeRange } from '../shared/chartOptions.js';
