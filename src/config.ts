@@ -131,6 +131,11 @@ export interface DeliveryConfig {
   readonly retryScheduleMs: readonly number[];
   /** DELIVERY_TIMEOUT_MS: one send (HTTP request or SMTP session) gives up after this long. @default 10000 */
   readonly timeoutMs: number;
+  /**
+   * DELIVERY_LEASE_GRACE_MS: a claim holds its attempts this long past their sends' time-outs; a worker that dies
+   * mid-send leaves them to be closed as interrupted and re-sent after it; 1 s to 1 h. @default 30000
+   */
+  readonly leaseGraceMs: number;
   /** DELIVERY_POLL_INTERVAL_MS: the worker looks for due retries (and, as a fallback to the outbox signal, new notifications) this often when idle; 10 ms to 1 h. @default 250 */
   readonly pollIntervalMs: number;
   /** DELIVERY_CONCURRENCY: sends in flight at most per worker. @default 64 */
@@ -387,6 +392,7 @@ export function loadConfig(env: Env = process.env): Config {
       // About 10 s, 1 min, 5 min, 30 min and 2 h: six tries over about 2.5 hours.
       retryScheduleMs: read.integerList('DELIVERY_RETRY_SCHEDULE_MS', [10_000, 60_000, 300_000, 1_800_000, 7_200_000], 1, 86_400_000, 10),
       timeoutMs: read.integer('DELIVERY_TIMEOUT_MS', 10_000, 100, 120_000),
+      leaseGraceMs: read.integer('DELIVERY_LEASE_GRACE_MS', 30_000, 1_000, 3_600_000),
       pollIntervalMs: read.integer('DELIVERY_POLL_INTERVAL_MS', 250, 10, 3_600_000),
       concurrency: read.integer('DELIVERY_CONCURRENCY', 64, 1, 1000),
       destinationConcurrency: read.integer('DELIVERY_DESTINATION_CONCURRENCY', 32, 1, 1000),

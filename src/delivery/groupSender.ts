@@ -30,7 +30,8 @@ export class GroupSender implements BackgroundTask {
   ) {}
 
   private get leaseMs(): number {
-    return this.deps.settings.delivery.timeoutMs * 3 + 30_000;
+    const { timeoutMs, leaseGraceMs } = this.deps.settings.delivery;
+    return timeoutMs * 3 + leaseGraceMs;
   }
 
   start(): void {

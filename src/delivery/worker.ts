@@ -94,7 +94,8 @@ export class DeliveryWorker implements BackgroundTask {
 
   /** How long a claim holds an attempt: well past the send's time-out, so only a dead worker loses it. */
   private get leaseMs(): number {
-    return this.deps.settings.delivery.timeoutMs * (PER_TARGET_AHEAD + 1) + 30_000;
+    const { timeoutMs, leaseGraceMs } = this.deps.settings.delivery;
+    return timeoutMs * (PER_TARGET_AHEAD + 1) + leaseGraceMs;
   }
 
   start(): void {

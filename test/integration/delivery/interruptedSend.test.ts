@@ -67,8 +67,9 @@ describe('a send interrupted by a kill -9', function () {
     const env = await processEnv({
       ROLE: 'all',
       // Long enough that the held sends are still on the wire when the process is killed;
-      // short enough that their claims' lease (4 time-outs + 30 s) ends within the test.
+      // their claims' lease (4 time-outs + the grace) ends 17 s after the claim.
       DELIVERY_TIMEOUT_MS: '3000',
+      DELIVERY_LEASE_GRACE_MS: '5000',
     });
     const { notificationIds, token } = await seed(env, `${sink.origin}/hook`);
     sink.hangNext(COUNT);

@@ -22,8 +22,9 @@ describe('delivery across a kill -9 of the worker', function () {
       ...(await freshProcessEnv()),
       ROLE: 'worker',
       ALLOW_PRIVATE_TARGETS: '1',
-      // A short time-out, so the killed worker's claims (lease: 4 time-outs + 30 s) come back within the test.
+      // A short time-out and grace, so the killed worker's claims (lease: 4 time-outs + the grace) come back after 9 s.
       DELIVERY_TIMEOUT_MS: '1000',
+      DELIVERY_LEASE_GRACE_MS: '5000',
       DELIVERY_CONCURRENCY: '8',
       EVAL_INTERVAL_MS: '86400000',
     };
