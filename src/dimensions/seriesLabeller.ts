@@ -7,6 +7,8 @@
 // The declarations are read from Postgres before each block is built: cheaply (one row of
 // counts) unless they changed, and at once after `invalidate()`, which a declaration made in
 // this process calls, so that every block built after its answer carries its keys.
+import type { RowBytes } from '../ingest/insertRows.js';
+import type { BlockSeriesLabels } from '../ingest/logsBlockInsert.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { Queryable } from '../stores/postgres.js';
@@ -37,13 +39,6 @@ interface Declared {
    * declaration's, when they hold SERIES_CACHE_CHARS, and whenever the declarations are read anew.
    */
   readonly series: Map<string, LabelledSeries>;
-}
-
-/** A record's row without its closing bracket: `bytes` from `start` to `end` (UTF-8). */
-export interface RowBytes {
-  readonly bytes: Buffer;
-  readonly start: number;
-  readonly end: number;
 }
 
 const fieldsOf = (row: RowBytes) => JSON.parse(`${row.bytes.toString('utf8', row.start, row.end)}]`) as unknown[];
@@ -111,7 +106,7 @@ export function labelsOf(meta: string, keys: readonly string[]): Record<string, 
   return labels;
 }
 
-export class SeriesLabeller {
+export class SeriesLabeller implements BlockSeriesLabels {
   /** workspace → event name → declaration. */
   private declared = new Map<string, Map<string, Declared>>();
   /** What the last read saw (count and latest change), to tell whether to read again. */

@@ -29,8 +29,15 @@ export const SUMMARY_LOG_COLUMNS = [...LOG_COLUMNS.slice(0, -INSERT_TIME_COLUMNS
 export interface SeriesLabels {
   /** Whether any record of the workspace may have labels: when not, its rows are not looked at. */
   covers(workspaceId: string): boolean;
-  /** `,{labels},version` for the record, or null (no keys declared); `row` is where its row (UTF-8, without the closing bracket) lies. */
-  columnsOf(workspaceId: string, eventId: string, row: { readonly bytes: Buffer; readonly start: number; readonly end: number }): string | null;
+  /** `,{labels},version` for the record, or null (no keys declared). */
+  columnsOf(workspaceId: string, eventId: string, row: RowBytes): string | null;
+}
+
+/** Where a record's row lies, without its closing bracket: `bytes` from `start` to `end` (UTF-8). */
+export interface RowBytes {
+  readonly bytes: Buffer;
+  readonly start: number;
+  readonly end: number;
 }
 
 /** The label columns of a row without labels: an empty map, version 0. */
