@@ -28,8 +28,8 @@ export interface PrometheusOptions {
   readonly alertmanager?: AlertmanagerTarget;
   /** How often firing alerts are sent again (Prometheus's default is 1m). */
   readonly resendDelay?: string;
-  /** YAML appended to the configuration (e.g. remote_write:). */
-  readonly extraConfig?: string;
+  /** Remote-write of every sample to this URL (alertmon's /api/v1/write) with this bearer token, batches sent within 1 s. */
+  readonly remoteWrite?: { readonly url: string; readonly token: string };
 }
 
 export function prometheusConfig(o: PrometheusOptions): string {
@@ -58,7 +58,16 @@ export function prometheusConfig(o: PrometheusOptions): string {
       `        - targets: [${JSON.stringify(origin.host)}]`,
     );
   }
-  if (o.extraConfig !== undefined) lines.push(o.extraConfig);
+  if (o.remoteWrite !== undefined) {
+    lines.push(
+      'remote_write:',
+      `  - url: ${JSON.stringify(o.remoteWrite.url)}`,
+      '    authorization:',
+      `      credentials: ${JSON.stringify(o.remoteWrite.token)}`,
+      '    queue_config:',
+      '      batch_send_deadline: 1s',
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -43,14 +43,7 @@ describeInEmbeddedRunOnly('a fleet policy on a label of a real Prometheus remote
     prometheus = await startPrometheus({
       scrapeTargets: [`127.0.0.1:${(target.address() as AddressInfo).port}`],
       scrapeJob: 'shop',
-      extraConfig: [
-        'remote_write:',
-        `  - url: ${svc.url}/api/v1/write`,
-        '    authorization:',
-        `      credentials: ${token}`,
-        '    queue_config:',
-        '      batch_send_deadline: 1s',
-      ].join('\n'),
+      remoteWrite: { url: `${svc.url}/api/v1/write`, token },
     });
   });
   after(async () => {

@@ -49,14 +49,7 @@ describeInOneRun('Prometheus remote-write from a real Prometheus server', functi
     prometheus = await startPrometheus({
       scrapeTargets: [`127.0.0.1:${(target.address() as AddressInfo).port}`],
       scrapeJob: 'shop',
-      extraConfig: [
-        'remote_write:',
-        `  - url: ${svc.url}/api/v1/write`,
-        '    authorization:',
-        `      credentials: ${token}`,
-        '    queue_config:',
-        '      batch_send_deadline: 1s',
-      ].join('\n'),
+      remoteWrite: { url: `${svc.url}/api/v1/write`, token },
     });
   });
   after(async () => {
