@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { browserSuiteHooks, launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { signIn } from '../helpers/consolePage.js';
 import { FakeHttpServer } from '../helpers/fakeProviders.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -50,10 +51,7 @@ describe('escalation and acknowledge links (Chromium)', function () {
   const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name }).click();
 
   it('walks from an escalation policy made in the console to an alert acknowledged from its webhook link', async () => {
-    await page.goto(`${svc.url}/`);
-    await page.getByLabel('Workspace token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Events', level: 1 }).waitFor();
+    await signIn(page, svc.url, token);
 
     // The escalation policy: a name, one step after 5 minutes to the webhook, once more after that.
     await nav('Escalation');
