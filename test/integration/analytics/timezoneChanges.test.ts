@@ -43,7 +43,7 @@ describe('event timezone changes', function () {
   });
 
   it('count every event from before the record as changed', async () => {
-    const options = await freshStoreOptions();
+    const options = await freshStoreOptions({ unmigrated: true });
     const eventId = newId();
     const old = await openStores({ ...options, migrate: false });
     try {

@@ -102,7 +102,8 @@ describe(`the journal on NATS JetStream (Postgres ${postgresMode})`, function ()
     const seed = Number(process.env.NATS_TEST_SEED ?? Date.now() % 1_000_000);
     const random = seededRandom(seed);
     const stream = uniqueName('alertmon_t');
-    const base = await freshProcessEnv();
+    // A database without its schema: the three processes below migrate it at once.
+    const base = await freshProcessEnv({ blank: true });
     const shared = { DATABASE_URL: base.DATABASE_URL!, JOURNAL_URL: MACHINE_NATS_URL, JOURNAL_STREAM: stream };
     // A 5 s ack wait: a killed writer's messages come back to the next one within seconds, not half a minute.
     const writerEnv = {
@@ -123,7 +124,7 @@ describe(`the journal on NATS JetStream (Postgres ${postgresMode})`, function ()
     const acknowledged = new Set<number>();
     const figures = { seed, kills: { ingest: 0, writer: 0 }, answered200: 0, refused: 0, unanswered: 0, retriedOnOther: 0, resent: 0 };
 
-    // The three start together (migrations take a lock in Postgres).
+    // The three start together, and migrate it under a lock in Postgres.
     const [first, ...ingestProcesses] = await Promise.all([
       startServiceProcess({ env: writerEnv, readyTimeoutMs: 180_000 }),
       ...[0, 1].map((i) => startServiceProcess({ env: ingestEnv(i), readyTimeoutMs: 180_000 })),

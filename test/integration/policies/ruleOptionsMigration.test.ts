@@ -20,7 +20,7 @@ describe('policies from before the rule options', function () {
     const ws = 'pre-options-ws';
     const t0 = baseMinute();
     const [eventId, policyId, alertId] = [newId(), newId(), newId()];
-    const options = await freshStoreOptions();
+    const options = await freshStoreOptions({ unmigrated: true });
 
     const old = await openStores({ ...options, migrate: false });
     try {

@@ -5,7 +5,7 @@ import { freshStoreOptions, postgresMode } from '../../helpers/stores.js';
 
 describe(`migrations (Postgres ${postgresMode}, ClickHouse embedded)`, () => {
   it('applies every file once and records each once, also when run again', async () => {
-    const options = await freshStoreOptions();
+    const options = await freshStoreOptions({ unmigrated: true });
     const stores = await openStores(options);
     try {
       const pgFiles = await readMigrations('postgres');
