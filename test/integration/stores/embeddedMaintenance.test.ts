@@ -67,7 +67,7 @@ const plan = async (stores: Stores, sql: string) =>
     for (let i = 0; i < 1_500; i++) await stores.postgres.query('INSERT INTO burn VALUES ($1)', [i]);
     expect(await databaseAge()).to.be.at.least(1_500);
     expect(await tableAge()).to.be.at.least(1_500);
-    // A second keeper with a low threshold: its first look is at once.
+    // A second keeper with a low threshold: its first look is 5 s after it starts.
     const errors: unknown[] = [];
     const maintenance = maintainEmbedded(stores.postgres, (err) => errors.push(err), { freezeAge: 1_000 });
     try {
