@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { migratePostgres } from '../../src/stores/migrations.js';
-import { openPostgres } from '../../src/stores/postgres.js';
+import { openPostgres, type PostgresOptions } from '../../src/stores/postgres.js';
 import { openStores, embeddedPostgresDir, type OpenStoresOptions, type Stores } from '../../src/stores/index.js';
 
 export const testRoot = mkdtempSync(path.join(os.tmpdir(), 'alertmon-test-'));
@@ -70,18 +70,23 @@ function pgliteTemplate(): Promise<string> {
   return template;
 }
 
+/** Applies every migration to the database and closes it again: a template, to be copied. */
+async function migrateOnce(options: PostgresOptions): Promise<void> {
+  const store = await openPostgres(options);
+  try {
+    await migratePostgres(store);
+  } finally {
+    await store.close();
+  }
+}
+
 let migratedTemplate: Promise<string> | null = null;
 /** A copy of the template with every migration applied: copied for a fresh store, which then has none to apply. */
 function migratedPgliteTemplate(): Promise<string> {
   migratedTemplate ??= (async () => {
     const dir = path.join(testRoot, 'pglite-migrated');
     cpSync(await pgliteTemplate(), dir, { recursive: true });
-    const store = await openPostgres({ mode: 'embedded', dir, sharedBuffersMb: TEST_SHARED_BUFFERS_MB });
-    try {
-      await migratePostgres(store);
-    } finally {
-      await store.close();
-    }
+    await migrateOnce({ mode: 'embedded', dir, sharedBuffersMb: TEST_SHARED_BUFFERS_MB });
     return dir;
   })();
   return migratedTemplate;
@@ -118,12 +123,7 @@ let serverTemplate: Promise<string> | null = null;
 function migratedServerTemplate(): Promise<string> {
   serverTemplate ??= (async () => {
     const database = await createServerDatabase();
-    const store = await openPostgres({ mode: 'server', url: withDatabase(serverUrl!, database), poolMax: 1 });
-    try {
-      await migratePostgres(store);
-    } finally {
-      await store.close();
-    }
+    await migrateOnce({ mode: 'server', url: withDatabase(serverUrl!, database), poolMax: 1 });
     return database;
   })();
   return serverTemplate;
