@@ -1,10 +1,13 @@
-// npm run bench:fleet -- [--agents 10000] [--policies 1000] [--groups 100] [--rounds 5]
+// npm run bench:fleet -- [--agents 10000] [--policies 1000] [--groups 100] [--rounds 5] [--history-days 0]
 // Fleet policies judged in the engine, on fresh embedded stores (or the servers of
 // CLICKHOUSE_URL / DATABASE_URL). Two fixtures, each with a reference in the same run:
 //  1. One event name sent by --agents agents (one definition each), a fleet policy grouped by
 //     agent: one bucket judged by the worker's cycle (--rounds times, each from first sight)
 //     against the same policy filtered to one agent. Target: ≤ 200 ms for the whole fleet. The
 //     on-demand evaluation of the bucket (which answers every group) is timed beside it.
+//     --history-days N: N days of minute, hour and day rollup rows before the logs, written
+//     straight into the rollups (as a fleet running for N days has them), so that the read
+//     meets a table where each definition's rows span many granules.
 //  2. --policies fleet policies of --groups agents each, on as many event names: three worker
 //     cycles (first sight, a minute later, 15 s later), against the same cycles of 1 % of them.
 //     Target: every cycle ≤ 2 s.
@@ -19,7 +22,13 @@ import { countingClickHouse, countingPostgres, newCounts, type QueryCounts } fro
 import { integerOption, runBench } from './lib/runner.js';
 
 const { values } = parseArgs({
-  options: { agents: { type: 'string' }, policies: { type: 'string' }, groups: { type: 'string' }, rounds: { type: 'string' } },
+  options: {
+    agents: { type: 'string' },
+    policies: { type: 'string' },
+    groups: { type: 'string' },
+    rounds: { type: 'string' },
+    'history-days': { type: 'string' },
+  },
 });
 const log = (message: string) => process.stderr.write(`${message}\n`);
 const MINUTE = 60_000;
@@ -29,9 +38,11 @@ const TARGET_BUCKET_MS = 200;
 const TARGET_CYCLE_MS = 2000;
 
 /** `names.length` event names in workspace `ws`, each sent by `agents` agents (a definition each), with MINUTES minutes of logs before `now`. */
-async function writeFleets(stores: Stores, ws: string, names: readonly string[], agents: number, now: number): Promise<void> {
+async function writeFleets(stores: Stores, ws: string, names: readonly string[], agents: number, now: number): Promise<Definition[]> {
   await stores.postgres.query('INSERT INTO workspaces (user_id) VALUES ($1) ON CONFLICT DO NOTHING', [ws]);
-  const defs = names.flatMap((event) => Array.from({ length: agents }, (_, a) => ({ id: newId(), event, agent: `agent-${String(a).padStart(5, '0')}` })));
+  const defs: Definition[] = names.flatMap((event) =>
+    Array.from({ length: agents }, (_, a) => ({ id: newId(), event, agent: `agent-${String(a).padStart(5, '0')}` })),
+  );
   for (let i = 0; i < defs.length; i += 20_000) {
     const chunk = defs.slice(i, i + 20_000);
     await stores.postgres.query(
@@ -63,6 +74,52 @@ async function writeFleets(stores: Stores, ws: string, names: readonly string[],
       },
     });
   }
+  return defs;
+}
+
+interface Definition {
+  readonly id: string;
+  readonly event: string;
+  readonly agent: string;
+}
+
+/**
+ * `days` days of rollup rows of these definitions ending at `end` (ms, where the logs
+ * begin): a row per minute, hour and day, of a record each, written straight into
+ * the rollups, then merged as a long-lived table's are.
+ */
+async function writeHistory(stores: Stores, ws: string, defs: readonly Definition[], end: number, days: number): Promise<void> {
+  for (const [period, seconds] of [
+    ['minute', 60],
+    ['hour', 3600],
+    ['day', 86_400],
+  ] as const) {
+    const perDefinition = (days * 86_400) / seconds;
+    for (let i = 0; i < defs.length; i += 1_000) {
+      const chunk = defs.slice(i, i + 1_000);
+      await stores.clickhouse.client.command({
+        query: `
+          INSERT INTO rollups (workspace_id, event_id, period, bucket, agent, event, count, value, squares, min, max, variance, quantiles)
+          SELECT {ws:String}, {ids:Array(UUID)}[d + 1], {period:String}, toDateTime(intDiv({end:Int64}, 1000) - (n + 1) * {seconds:UInt32}, 'UTC'),
+                 {agents:Array(String)}[d + 1], {names:Array(String)}[d + 1], 1, v, v * v, v, v,
+                 initializeAggregation('varSampStableState', v), initializeAggregation('quantilesTDigestState(0.95, 0.99)', v)
+          FROM (SELECT intDiv(number, {per:UInt32}) AS d, number % {per:UInt32} AS n, (cityHash64(number) % 10000) / 100 AS v FROM numbers({rows:UInt64}))`,
+        query_params: {
+          ws,
+          ids: chunk.map((d) => d.id),
+          agents: chunk.map((d) => d.agent),
+          names: chunk.map((d) => d.event),
+          period,
+          end: Math.floor(end / (seconds * 1000)) * seconds * 1000,
+          seconds,
+          per: perDefinition,
+          rows: chunk.length * perDefinition,
+        },
+        clickhouse_settings: { insert_deduplicate: 0 },
+      });
+    }
+  }
+  await stores.clickhouse.client.command({ query: 'OPTIMIZE TABLE rollups FINAL' });
 }
 
 /** Fleet policies grouped by agent on these event names (max above 99.9: a few groups breach), enabled or not. */
@@ -83,6 +140,7 @@ await runBench('fleet', async () => {
   const fleetPolicies = integerOption('policies', values.policies, 1000, 1, 10_000);
   const groups = integerOption('groups', values.groups, 100, 1, 10_000);
   const rounds = integerOption('rounds', values.rounds, 5, 1, 100);
+  const historyDays = integerOption('history-days', values['history-days'], 0, 0, 90);
   const config = loadConfig({ ...process.env, DATA_DIR: temporaryDir('alertmon-bench-fleet-') });
   const stores = await openStores(storeOptions(config));
   onCleanup(() => stores.close());
@@ -92,10 +150,13 @@ await runBench('fleet', async () => {
 
   // 1. One fleet of `agents` agents: one bucket judged.
   let started = performance.now();
-  await writeFleets(stores, 'fleet-one', ['fleet.latency_ms'], agents, dataEnd);
+  const fleetDefinitions = await writeFleets(stores, 'fleet-one', ['fleet.latency_ms'], agents, dataEnd);
+  if (historyDays > 0) await writeHistory(stores, 'fleet-one', fleetDefinitions, dataEnd - MINUTES * MINUTE, historyDays);
   const [whole] = await writeFleetPolicies(stores, 'fleet-one', ['fleet.latency_ms'], false);
   const [one] = await writeFleetPolicies(stores, 'fleet-one', ['fleet.latency_ms'], false, 'agent-00000');
-  log(`fixture 1: ${agents} agents of one event name in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  log(
+    `fixture 1: ${agents} agents of one event name, ${historyDays} days of rollups before the logs, in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
   const evaluator = new PolicyEvaluator({ ...stores, graceMs: config.evaluation.graceMs, now: () => clock.now, maxGroups: config.policies.maxGroups });
   const times = { whole: [] as number[], one: [] as number[] };
   for (let r = 0; r < rounds; r++) {
