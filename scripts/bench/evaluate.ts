@@ -1,4 +1,4 @@
-// npm run bench:evaluate -- [--policies 10000] [--events 1000] [--workspaces 10] [--minutes 130] [--statements 8]
+// npm run bench:evaluate -- [--policies 10000] [--events 1000] [--workspaces 10] [--minutes 130] [--statements 8] [--history-days 0]
 // Times evaluation cycles of the worker over many enabled policies, on fresh embedded stores
 // (or the servers of CLICKHOUSE_URL / DATABASE_URL, into a fresh DATA_DIR otherwise), and
 // counts the ClickHouse and Postgres queries each cycle issues, with the time spent inside
@@ -11,6 +11,9 @@
 // record drives: the policies of one event (policies / events of them), 20 times: target
 // ≤ 50 ms (with 100 policies: --events policies/100).
 // --statements N: after each cycle, the N Postgres statements that took the most of its time.
+// --history-days N: N days of rollup rows of every event before its logs (lib/rollupHistory.ts),
+// so that the worker's reads meet a table of a service that has run for N days, where each
+// event's rows span granules of their own; they add a record a minute, so other policies breach.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../src/config.js';
 import { PolicyEvaluator } from '../../src/evaluation/evaluator.js';
@@ -19,6 +22,7 @@ import { onCleanup, temporaryDir } from './lib/cleanup.js';
 import { integerOption, runBench } from './lib/runner.js';
 import { countingClickHouse, countingPostgres, newCounts, slowestStatements, type QueryCounts } from './lib/queryCounting.js';
 import { writeFixture } from './lib/evaluateFixture.js';
+import { writeRollupHistory } from './lib/rollupHistory.js';
 
 const { values } = parseArgs({
   options: {
@@ -27,6 +31,7 @@ const { values } = parseArgs({
     workspaces: { type: 'string', default: '10' },
     minutes: { type: 'string', default: '130' },
     statements: { type: 'string' },
+    'history-days': { type: 'string' },
   },
 });
 const size = { policies: Number(values.policies), events: Number(values.events), workspaces: Number(values.workspaces), minutes: Number(values.minutes) };
@@ -37,6 +42,7 @@ const TARGET_SIGNAL_MS = 50;
 
 await runBench('evaluate', async () => {
   const statementsShown = integerOption('statements', values.statements, 0, 0, 100);
+  const historyDays = integerOption('history-days', values['history-days'], 0, 0, 30);
   const config = loadConfig({ ...process.env, DATA_DIR: temporaryDir('alertmon-bench-evaluate-') });
   const stores = await openStores(storeOptions(config));
   onCleanup(() => stores.close());
@@ -46,8 +52,17 @@ await runBench('evaluate', async () => {
   const clock = { now: Math.floor(Date.now() / MINUTE) * MINUTE + 10_000 };
   let started = performance.now();
   const events = await writeFixture(stores, size, clock.now - 10_000);
+  const logsStart = clock.now - 10_000 - size.minutes * MINUTE;
+  if (historyDays > 0)
+    await writeRollupHistory(
+      stores,
+      events.map((e) => ({ workspaceId: e.workspaceId, id: e.eventId, event: e.name, agent: 'bench' })),
+      logsStart,
+      historyDays,
+    );
   log(
-    `fixture: ${size.workspaces} workspaces, ${size.events} events, ${size.policies} policies, ${size.minutes} minutes of logs in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    `fixture: ${size.workspaces} workspaces, ${size.events} events, ${size.policies} policies, ${size.minutes} minutes of logs, ` +
+      `${historyDays} days of rollups before them, in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
 
   let met = true;

@@ -20,6 +20,7 @@ import { openStores, storeOptions, type Stores } from '../../src/stores/index.js
 import { onCleanup, temporaryDir } from './lib/cleanup.js';
 import { countingClickHouse, countingPostgres, newCounts, type QueryCounts } from './lib/queryCounting.js';
 import { integerOption, runBench } from './lib/runner.js';
+import { writeRollupHistory } from './lib/rollupHistory.js';
 
 const { values } = parseArgs({
   options: {
@@ -83,45 +84,6 @@ interface Definition {
   readonly agent: string;
 }
 
-/**
- * `days` days of rollup rows of these definitions ending at `end` (ms, where the logs
- * begin): a row per minute, hour and day, of a record each, written straight into
- * the rollups, then merged as a long-lived table's are.
- */
-async function writeHistory(stores: Stores, ws: string, defs: readonly Definition[], end: number, days: number): Promise<void> {
-  for (const [period, seconds] of [
-    ['minute', 60],
-    ['hour', 3600],
-    ['day', 86_400],
-  ] as const) {
-    const perDefinition = (days * 86_400) / seconds;
-    for (let i = 0; i < defs.length; i += 1_000) {
-      const chunk = defs.slice(i, i + 1_000);
-      await stores.clickhouse.client.command({
-        query: `
-          INSERT INTO rollups (workspace_id, event_id, period, bucket, agent, event, count, value, squares, min, max, variance, quantiles)
-          SELECT {ws:String}, {ids:Array(UUID)}[d + 1], {period:String}, toDateTime(intDiv({end:Int64}, 1000) - (n + 1) * {seconds:UInt32}, 'UTC'),
-                 {agents:Array(String)}[d + 1], {names:Array(String)}[d + 1], 1, v, v * v, v, v,
-                 initializeAggregation('varSampStableState', v), initializeAggregation('quantilesTDigestState(0.95, 0.99)', v)
-          FROM (SELECT intDiv(number, {per:UInt32}) AS d, number % {per:UInt32} AS n, (cityHash64(number) % 10000) / 100 AS v FROM numbers({rows:UInt64}))`,
-        query_params: {
-          ws,
-          ids: chunk.map((d) => d.id),
-          agents: chunk.map((d) => d.agent),
-          names: chunk.map((d) => d.event),
-          period,
-          end: Math.floor(end / (seconds * 1000)) * seconds * 1000,
-          seconds,
-          per: perDefinition,
-          rows: chunk.length * perDefinition,
-        },
-        clickhouse_settings: { insert_deduplicate: 0 },
-      });
-    }
-  }
-  await stores.clickhouse.client.command({ query: 'OPTIMIZE TABLE rollups FINAL' });
-}
-
 /** Fleet policies grouped by agent on these event names (max above 99.9: a few groups breach), enabled or not. */
 async function writeFleetPolicies(stores: Stores, ws: string, names: readonly string[], enabled: boolean, filterAgent?: string): Promise<string[]> {
   const ids = names.map(() => newId());
@@ -151,7 +113,13 @@ await runBench('fleet', async () => {
   // 1. One fleet of `agents` agents: one bucket judged.
   let started = performance.now();
   const fleetDefinitions = await writeFleets(stores, 'fleet-one', ['fleet.latency_ms'], agents, dataEnd);
-  if (historyDays > 0) await writeHistory(stores, 'fleet-one', fleetDefinitions, dataEnd - MINUTES * MINUTE, historyDays);
+  if (historyDays > 0)
+    await writeRollupHistory(
+      stores,
+      fleetDefinitions.map((d) => ({ ...d, workspaceId: 'fleet-one' })),
+      dataEnd - MINUTES * MINUTE,
+      historyDays,
+    );
   const [whole] = await writeFleetPolicies(stores, 'fleet-one', ['fleet.latency_ms'], false);
   const [one] = await writeFleetPolicies(stores, 'fleet-one', ['fleet.latency_ms'], false, 'agent-00000');
   log(
