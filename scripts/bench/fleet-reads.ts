@@ -1,4 +1,4 @@
-// npm run bench:fleet-reads -- [--agents 10000] [--calls 50] [--warmup 5]
+// npm run bench:fleet-reads -- [--agents 10000] [--calls 50] [--warmup 5] [--history-days 0]
 // The fleet's reads, called in-process on fresh embedded stores (or the servers of
 // CLICKHOUSE_URL / DATABASE_URL) as the routes call them, one call at a time, each with a
 // reference read in the same run:
@@ -10,6 +10,8 @@
 //     yesterday's same span; hours and minutes) and 1h/previous_1d (this hour so far against
 //     the same hour yesterday; minutes), the first 10 by value_pct_change, against the same
 //     reads of one agent. Target p99 ≤ 100 ms.
+//     --history-days N: N days of rollup rows of those agents before the two days
+//     (lib/rollupHistory.ts), as a fleet that has run for longer has them.
 // `now` is fixed at 12:30 UTC two days ago, so the windows are the same whatever the hour.
 // The HTTP layer (parsing the query, the JSON answer) is not in the figures.
 import { randomBytes } from 'node:crypto';
@@ -24,8 +26,11 @@ import { openStores, storeOptions, type Stores } from '../../src/stores/index.js
 import { onCleanup, temporaryDir } from './lib/cleanup.js';
 import { percentile } from './lib/report.js';
 import { integerOption, runBench } from './lib/runner.js';
+import { writeRollupHistory } from './lib/rollupHistory.js';
 
-const { values } = parseArgs({ options: { agents: { type: 'string' }, calls: { type: 'string' }, warmup: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { agents: { type: 'string' }, calls: { type: 'string' }, warmup: { type: 'string' }, 'history-days': { type: 'string' } },
+});
 const log = (message: string) => process.stderr.write(`${message}\n`);
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -99,6 +104,7 @@ await runBench('fleet-reads', async () => {
   const agents = integerOption('agents', values.agents, 10_000, 1, 100_000);
   const calls = integerOption('calls', values.calls, 50, 1, 10_000);
   const warmup = integerOption('warmup', values.warmup, 5, 0, 1_000);
+  const historyDays = integerOption('history-days', values['history-days'], 0, 0, 90);
   const config = loadConfig({ ...process.env, DATA_DIR: temporaryDir('alertmon-bench-fleet-reads-') });
   const stores = await openStores(storeOptions(config));
   onCleanup(() => stores.close());
@@ -130,7 +136,11 @@ await runBench('fleet-reads', async () => {
     Array.from({ length: agents }, (_, a) => `agent-${String(a).padStart(5, '0')}`),
   );
   await writeLogs(stores, 'reads.ranked', rankedDefs, now, 15 * MINUTE, (2 * DAY) / (15 * MINUTE), false);
-  log(`fixtures in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  if (historyDays > 0) {
+    const history = rankedDefs.map((d) => ({ ...d, workspaceId: WS, event: 'reads.ranked' }));
+    await writeRollupHistory(stores, history, now - 2 * DAY, historyDays);
+  }
+  log(`fixtures (${historyDays} days of rollups before the ranked read's two) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
   const series = (q: Partial<SeriesQuery>) => () =>
     seriesOf(
