@@ -13,7 +13,7 @@
 // --statements N: after each cycle, the N Postgres statements that took the most of its time.
 // --history-days N: N days of rollup rows of every event before its logs (lib/rollupHistory.ts),
 // so that the worker's reads meet a table of a service that has run for N days, where each
-// event's rows span granules of their own; they add a record a minute, so other policies breach.
+// event's rows span granules of their own; a record a minute each, so a few comparisons judge otherwise.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../src/config.js';
 import { PolicyEvaluator } from '../../src/evaluation/evaluator.js';
