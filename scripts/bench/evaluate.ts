@@ -50,14 +50,14 @@ await runBench('evaluate', async () => {
   const MINUTE = 60_000;
   // A clock 10 s into a minute: the previous minute has closed, grace included.
   const clock = { now: Math.floor(Date.now() / MINUTE) * MINUTE + 10_000 };
+  const dataEnd = clock.now - 10_000;
   let started = performance.now();
-  const events = await writeFixture(stores, size, clock.now - 10_000);
-  const logsStart = clock.now - 10_000 - size.minutes * MINUTE;
+  const events = await writeFixture(stores, size, dataEnd);
   if (historyDays > 0)
     await writeRollupHistory(
       stores,
       events.map((e) => ({ workspaceId: e.workspaceId, id: e.eventId, event: e.name, agent: 'bench' })),
-      logsStart,
+      dataEnd - size.minutes * MINUTE,
       historyDays,
     );
   log(
