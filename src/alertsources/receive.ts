@@ -17,6 +17,7 @@ import type { PostgresStore, Queryable } from '../stores/postgres.js';
 import { type AlertSource, severityOf } from './model.js';
 import { durableBound, type ReceivedLeases, resolveReceived } from './leases.js';
 import { findAlertSource } from './store.js';
+import { textProblems } from '../validation/textRules.js';
 
 /** Bounds of a post (docs/alertmanager.md, Bounds). */
 export const RECEIVE_LIMITS = {
@@ -105,6 +106,8 @@ export function parsePostedAlerts(body: unknown): PostedAlert[] {
     if (url !== undefined && url !== null && (typeof url !== 'string' || url.length > RECEIVE_LIMITS.generatorUrlLength)) {
       details.push({ path: `/${i}/generatorURL`, message: `must be a string of at most ${RECEIVE_LIMITS.generatorUrlLength} characters` });
     }
+    // Text no store can keep (NUL, a lone surrogate), in any field: refused as every body's is.
+    details.push(...textProblems(a, `/${i}`));
     return { labels, annotations, startsAt, endsAt, generatorURL: typeof url === 'string' && url !== '' ? url : null };
   });
   if (details.length > 0) throw invalid('invalid_alerts', `${details[0]!.path}: ${details[0]!.message}`, details);

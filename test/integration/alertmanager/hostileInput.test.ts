@@ -137,6 +137,26 @@ describe('hostile input to the Alertmanager routes', function () {
     expect(await count('alerts')).to.equal(alerts);
   });
 
+  it('refuses text no store can keep (NUL, a lone surrogate) in a label, an annotation or generatorURL with a 400 naming it, storing nothing', async () => {
+    const alerts = await count('alerts');
+    const valid = { labels: { alertname: 'Text', instance: 'a' }, annotations: { summary: 's' }, generatorURL: 'http://prometheus/graph' };
+    for (const text of ['a\u0000b', 'a\ud800b']) {
+      const posts: [string, unknown][] = [
+        ['/1/labels/alertname', { ...valid, labels: { alertname: text } }],
+        ['/1/annotations/summary', { ...valid, annotations: { summary: text } }],
+        ['/1/generatorURL', { ...valid, generatorURL: text }],
+      ];
+      for (const [path, alert] of posts) {
+        // The valid alert before it is not stored either: a post is taken whole or not at all.
+        const res = await svc.request('POST', `${prefix()}/alerts`, { token, body: [valid, alert] });
+        expect(res.status, `${path}: ${res.text.slice(0, 200)}`).to.equal(400);
+        expect(res.body.error.code).to.equal('invalid_alerts');
+        expect(res.body.error.details.map((d: { path: string }) => d.path)).to.include(path);
+      }
+    }
+    expect(await count('alerts')).to.equal(alerts);
+  });
+
   it('answers another workspace’s source and silences with a 404 on every route, changing nothing', async () => {
     const silence = await svc.request('POST', `${prefix()}/silences`, {
       token,
