@@ -5,22 +5,29 @@
 import { validationFailed, type ErrorDetail } from '../errors.js';
 import { bodyAjv, problemsOf, queryAjv } from '../validation/jsonSchema.js';
 import { nonFiniteNumberProblems, textProblems } from '../validation/textRules.js';
-import type { Ajv } from 'ajv';
+import type { Ajv, ValidateFunction } from 'ajv';
 
-export { compileBodySchema, PATTERNS, problemsOf } from '../validation/jsonSchema.js';
+export { compileBodySchema, PATTERNS } from '../validation/jsonSchema.js';
 
 export type Validator<T> = (value: unknown) => T;
+
+/**
+ * Every problem of an input: its schema's (a compiled ajv function), its numbers that are not
+ * finite and its text no store can keep. The non-finite numbers are checked after ajv: its
+ * coercion turns the query text "1e400" into Infinity, which its own type, minimum and maximum
+ * checks then pass (they skip non-finite numbers); such a number's problem replaces what ajv
+ * said at the same path.
+ */
+export function inputProblems(validate: ValidateFunction, value: unknown): ErrorDetail[] {
+  const nonFinite = nonFiniteNumberProblems(value);
+  const nonFinitePaths = new Set(nonFinite.map((d) => d.path));
+  return [...problemsOf(validate, value).filter((d) => !nonFinitePaths.has(d.path)), ...nonFinite, ...textProblems(value)];
+}
 
 function validatorFrom<T>(ajv: Ajv, schema: object, message?: (details: readonly ErrorDetail[]) => string): Validator<T> {
   const validate = ajv.compile(schema);
   return (value) => {
-    // Checked after ajv: its coercion turns the query text "1e400" into Infinity, which its
-    // own type, minimum and maximum checks then pass (they skip non-finite numbers). A
-    // non-finite number's problem replaces what ajv said at the same path.
-    const ajvProblems = problemsOf(validate, value);
-    const nonFinite = nonFiniteNumberProblems(value);
-    const nonFinitePaths = new Set(nonFinite.map((d) => d.path));
-    const details = [...ajvProblems.filter((d) => !nonFinitePaths.has(d.path)), ...nonFinite, ...textProblems(value)];
+    const details = inputProblems(validate, value);
     if (details.length > 0) throw validationFailed(details, message?.(details));
     return value as T;
   };

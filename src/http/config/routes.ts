@@ -9,7 +9,7 @@ import { validationFailed } from '../../errors.js';
 import { isUuid } from '../../ids.js';
 import { ApiRouter } from '../apiRouter.js';
 import { workspaceOf, type AppContext } from '../context.js';
-import { compileBodySchema, problemsOf } from '../validation.js';
+import { compileBodySchema, inputProblems } from '../validation.js';
 import { CONFIG_MAX_BYTES, readConfigDocument } from './documentBody.js';
 import { configDocumentSchema, managedQuerySchema, managedResponseSchema, MAX_OBJECTS_PER_KIND, planQuerySchema, planResponseSchema } from './schemas.js';
 
@@ -31,7 +31,7 @@ async function documentOfRequest(ctx: AppContext): Promise<{ document: ConfigDoc
       if (Array.isArray(list) && list.length > max) throw validationFailed([{ path: `/${kind}`, message: `must have at most ${max} items` }]);
     }
   }
-  const problems = problemsOf(validateDocument, value);
+  const problems = inputProblems(validateDocument, value);
   if (problems.length > 0) {
     throw validationFailed(
       problems.slice(0, MAX_DETAILS),

@@ -98,6 +98,26 @@ describe('alerting as code: bad documents', function () {
     expect(res.body.changes.map((c: { kind: string }) => c.kind)).to.deep.equal(['alert_sources', 'silences']);
   });
 
+  it('refuses text no store can keep (NUL, a lone surrogate) anywhere in a document, with its path, and changes nothing', async () => {
+    const documents: [string, Record<string, unknown>][] = [
+      ['/alert_sources/0/name', { alert_sources: [{ key: 'src', name: 'a\u0000b' }] }],
+      ['/alert_sources/0/severity_label', { alert_sources: [{ key: 'src', name: 'Source', severity_label: 'a\u0000b' }] }],
+      ['/policies/0/event', { policies: [{ key: 'p', title: 'P', event: 'a\u0000b', period: 'minute', aggregate: 'sum', condition: 'gt', threshold: 1 }] }],
+      ['/people/0/name', { people: [{ key: 'ada', name: 'Ada\ud800', timezone: 'UTC' }] }],
+    ];
+    for (const [path, document] of documents) {
+      for (const route of ['plan', 'apply']) {
+        const res = await send(route, JSON.stringify({ version: 1, ...document }));
+        expect(res.status, `${route} ${path}: ${res.text.slice(0, 200)}`).to.equal(400);
+        expect(res.body.error.details.map((d: { path: string }) => d.path)).to.include(path);
+      }
+    }
+    const yaml = await send('apply', 'version: 1\nalert_sources:\n  - {key: src, name: "a\\0b"}\n', 'application/yaml');
+    expect(yaml.status, yaml.text.slice(0, 200)).to.equal(400);
+    expect(yaml.body.error.details[0].path).to.equal('/alert_sources/0/name');
+    await unchanged();
+  });
+
   it('refuses YAML tags, several documents, other content types and a document that is not one', async () => {
     expect((await send('plan', 'version: 1\nx: !!js/function "x"\n', 'application/yaml')).status).to.equal(400);
     expect((await send('plan', 'version: 1\n---\nversion: 1\n', 'application/yaml')).status).to.equal(400);
