@@ -46,6 +46,37 @@ export type ClickHouseOptions = (
 
 type ChdbAsClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
 
+/**
+ * A parameter value as chDB binds it. chDB refuses an integral number beyond ±2^53 whatever
+ * the parameter's type, a Float64 too (a policy's threshold of 1e20, sent as a number, failed
+ * the worker's whole cycle); such a double is an exact integer, so its bigint is the same
+ * value, and chDB binds that. The HTTP client writes every number as it is.
+ */
+const unbindable = (value: unknown): boolean =>
+  typeof value === 'number' ? Number.isInteger(value) && !Number.isSafeInteger(value) : Array.isArray(value) && value.some(unbindable);
+
+function bindable(value: unknown): unknown {
+  // Most parameters hold no such number: they are passed on as they are, not copied.
+  if (!unbindable(value)) return value;
+  return Array.isArray(value) ? value.map(bindable) : BigInt(value as number);
+}
+
+/** The chDB connection with every query's parameters made bindable (bindable). */
+function withBindableParams<C extends object>(connection: C): C {
+  return new Proxy(connection, {
+    get(target, key) {
+      const member: unknown = Reflect.get(target, key, target);
+      if (typeof member !== 'function') return member;
+      if (key !== 'query' && key !== 'exec' && key !== 'command' && key !== 'insert') return member.bind(target);
+      return (params: { query_params?: Record<string, unknown> }) => {
+        const given = params.query_params;
+        if (given === undefined || !Object.values(given).some(unbindable)) return member.call(target, params);
+        return member.call(target, { ...params, query_params: Object.fromEntries(Object.entries(given).map(([name, v]) => [name, bindable(v)])) });
+      };
+    },
+  });
+}
+
 /** Rows given as bytes in a text format, with the insert's own settings. */
 export interface BytesInsert {
   readonly table: string;
@@ -191,7 +222,7 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
     const chdb = createChdbConnection({ path: options.path });
     // chdb types its connection against @clickhouse/client-common, which the client bundles
     // under another path; the two Connection interfaces are the same contract.
-    const client = createClient({ connection: chdb as unknown as ChdbAsClientConnection });
+    const client = createClient({ connection: withBindableParams(chdb) as unknown as ChdbAsClientConnection });
     await client.command({ query: 'CREATE DATABASE IF NOT EXISTS {db:Identifier}', query_params: { db: database } });
     await client.command({ query: 'USE {db:Identifier}', query_params: { db: database } });
     // Session-wide from here on; later queries cannot undo a readonly lock.
