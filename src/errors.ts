@@ -10,6 +10,9 @@ export interface ErrorDetail {
   readonly message: string;
 }
 
+/** A key as one segment of an ErrorDetail's path (JSON Pointer, RFC 6901): `~` as `~0`, `/` as `~1`. */
+export const pointerSegment = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
+
 export type ErrorKind =
   /** The input breaks a rule; nothing was changed. */
   | 'invalid'

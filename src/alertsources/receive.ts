@@ -9,7 +9,7 @@
 import type { Alert } from '../alerts/model.js';
 import { notificationOf } from '../alerts/notifications.js';
 import { READ_COLUMNS } from '../alerts/store.js';
-import { invalid, notFound, type ErrorDetail } from '../errors.js';
+import { invalid, notFound, pointerSegment, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
 import { labelsFingerprint, sortedLabels, type Labels } from '../labels/labels.js';
 import { insertNotifications, type NewNotification } from '../notifications/outbox.js';
@@ -59,7 +59,7 @@ function stringMap(value: unknown, path: string, what: 'label' | 'annotation', d
   const max = what === 'label' ? RECEIVE_LIMITS.labelValueLength : RECEIVE_LIMITS.annotationValueLength;
   const out: Record<string, string> = {};
   for (const [name, v] of entries) {
-    const at = `${path}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    const at = `${path}/${pointerSegment(name)}`;
     if (name.length > RECEIVE_LIMITS.nameLength)
       details.push({ path: at, message: `invalid ${what} name: longer than ${RECEIVE_LIMITS.nameLength} characters` });
     else if (what === 'label' && !LABEL_NAME.test(name)) details.push({ path: at, message: `invalid label set: invalid name "${name}"` });

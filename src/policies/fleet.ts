@@ -1,7 +1,7 @@
 // What a fleet policy watches (docs/api.md, Fleet policies): a records' event name across its
 // agents, narrowed by agent patterns and a filter, told apart into groups by `group_by`. The
 // checks here look at several fields together, so a PUT is checked on the policy it leaves.
-import type { ErrorDetail } from '../errors.js';
+import { pointerSegment, type ErrorDetail } from '../errors.js';
 import type { TimezoneCatalog } from '../events/timezones.js';
 import { findDimension } from '../dimensions/store.js';
 import type { Queryable } from '../stores/postgres.js';
@@ -46,14 +46,12 @@ export function undeclaredKeyProblems(s: Pick<SubjectFields, 'filter' | 'group_b
   return [
     ...Object.keys(s.filter)
       .filter((key) => !known(key))
-      .map((key) => ({ path: `/filter/${escapePointer(key)}`, message: `${JSON.stringify(key)} is not a declared dimension of this event (nor agent)` })),
+      .map((key) => ({ path: `/filter/${pointerSegment(key)}`, message: `${JSON.stringify(key)} is not a declared dimension of this event (nor agent)` })),
     ...s.group_by.flatMap((key, i) =>
       known(key) ? [] : [{ path: `/group_by/${i}`, message: `${JSON.stringify(key)} is not a declared dimension of this event (nor agent)` }],
     ),
   ];
 }
-
-const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** A filter's accepted values of each key, as lists. */
 export function filterValues(filter: GroupFilter): ReadonlyMap<string, readonly string[]> {

@@ -3,7 +3,7 @@
 // character (Postgres refuses it in text; C-string tooling truncates at it). Every string
 // and every object key of a request is checked, at any depth, by an explicit walk rather
 // than recursion, so that a deeply nested value cannot overflow the stack.
-import type { ErrorDetail } from '../errors.js';
+import { pointerSegment, type ErrorDetail } from '../errors.js';
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
@@ -25,9 +25,6 @@ const KEY_MESSAGES: Record<Flaw, string> = {
   surrogate: 'has a key that is not well-formed Unicode (a lone UTF-16 surrogate)',
 };
 
-/** JSON Pointer escaping of one path segment. */
-const segment = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
-
 /**
  * Problems of every string and key in `value`; paths are JSON Pointers below `basePath`.
  * A bad key is reported at its object's path (its own path would carry the bad text), and
@@ -48,7 +45,7 @@ export function textProblems(value: unknown, basePath = ''): ErrorDetail[] {
       for (let i = entries.length - 1; i >= 0; i--) {
         const [key, child] = entries[i]!;
         const flaw = flawOf(key);
-        if (flaw === null) pending.push([child, `${path}/${segment(key)}`]);
+        if (flaw === null) pending.push([child, `${path}/${pointerSegment(key)}`]);
         else problems.push({ path, message: KEY_MESSAGES[flaw] });
       }
     }
@@ -70,7 +67,7 @@ export function nonFiniteNumberProblems(value: unknown, basePath = ''): ErrorDet
       if (!Number.isFinite(current)) problems.push({ path, message: 'must be a finite number' });
     } else if (typeof current === 'object' && current !== null) {
       const entries = Object.entries(current);
-      for (let i = entries.length - 1; i >= 0; i--) pending.push([entries[i]![1], `${path}/${segment(entries[i]![0])}`]);
+      for (let i = entries.length - 1; i >= 0; i--) pending.push([entries[i]![1], `${path}/${pointerSegment(entries[i]![0])}`]);
     }
   }
   return problems;

@@ -5,6 +5,7 @@
 // never a 5xx, and nothing changes. A route that checks its body itself (a document, not a
 // schema of the router) once let such text through to Postgres, which answered 500.
 import { expect } from 'chai';
+import { pointerSegment } from '../../../src/errors.js';
 import type { Json } from '../../helpers/http.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { describeInOneRun } from '../../helpers/stores.js';
@@ -16,8 +17,7 @@ const UNSTORABLE = ['a\u0000b', 'a\ud800b'] as const;
 function stringPaths(value: unknown, path = ''): string[] {
   if (typeof value === 'string') return [path];
   if (Array.isArray(value)) return value.flatMap((v, i) => stringPaths(v, `${path}/${i}`));
-  if (typeof value === 'object' && value !== null)
-    return Object.entries(value).flatMap(([k, v]) => stringPaths(v, `${path}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`));
+  if (typeof value === 'object' && value !== null) return Object.entries(value).flatMap(([k, v]) => stringPaths(v, `${path}/${pointerSegment(k)}`));
   return [];
 }
 
