@@ -46,22 +46,22 @@ export type ClickHouseOptions = (
 
 type ChdbAsClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
 
-/**
- * A parameter value as chDB binds it. chDB refuses an integral number beyond ±2^53 whatever
- * the parameter's type, a Float64 too (a policy's threshold of 1e20, sent as a number, failed
- * the worker's whole cycle); such a double is an exact integer, so its bigint is the same
- * value, and chDB binds that. The HTTP client writes every number as it is.
- */
+/** A whole number beyond ±2^53, or an array holding one: what chDB refuses to bind. */
 const unbindable = (value: unknown): boolean =>
   typeof value === 'number' ? Number.isInteger(value) && !Number.isSafeInteger(value) : Array.isArray(value) && value.some(unbindable);
 
+/** The value with each such number as its bigint: a double that large is an exact integer, so the bigint is the same value. */
 function bindable(value: unknown): unknown {
-  // Most parameters hold no such number: they are passed on as they are, not copied.
   if (!unbindable(value)) return value;
   return Array.isArray(value) ? value.map(bindable) : BigInt(value as number);
 }
 
-/** The chDB connection with every query's parameters made bindable (bindable). */
+/**
+ * The chDB connection, its queries' parameters made bindable. chDB refuses a whole number
+ * beyond ±2^53 whatever the parameter's type, a Float64 too (a policy's threshold of 1e20,
+ * sent as a number, failed the worker's whole cycle); the HTTP client writes every number as
+ * it is. Most queries hold no such number: their parameters are passed on as they are, not copied.
+ */
 function withBindableParams<C extends object>(connection: C): C {
   return new Proxy(connection, {
     get(target, key) {
