@@ -21,8 +21,7 @@ describeInOneRun('evaluation with whole numbers beyond 2^53', function () {
     const [bigToken, otherToken] = [await svc.tokenFor(big), await svc.tokenFor(other)];
     const t0 = baseMinute();
     const bigEvent = await createEvent(svc, bigToken, 'huge');
-    await createEvent(svc, otherToken, 'plain');
-    const otherEvent = (await svc.request('GET', '/v1.0/events', { token: otherToken })).body[0].event_id as string;
+    const otherEvent = await createEvent(svc, otherToken, 'plain');
     const over = await createPolicy(svc, bigToken, { event_id: bigEvent, aggregate: 'max', condition: 'gt', threshold: 1e20, recovery_threshold: 1e19 });
     const overNegative = await createPolicy(svc, bigToken, { event_id: bigEvent, aggregate: 'max', condition: 'gt', threshold: -1e20 });
     const fleet = await createPolicy(svc, bigToken, { event: 'huge', group_by: ['agent'], aggregate: 'sum', condition: 'lt', threshold: 1e20 });
