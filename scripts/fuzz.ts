@@ -329,6 +329,7 @@ async function operations(token: string, otherToken: string, adminToken: string)
       }
       if (queryParams.length > 0) await probe('every query parameter', method, `${target}?${queryParams.map((n) => `${n}=x`).join('&')}`, own);
       const content = operation.requestBody?.content ?? {};
+      const schema = content['application/json']?.schema;
       if (!bodyless) {
         for (const raw of ['', '{', 'null', '[]', '"x"', '\u0000', '{"a":1,"a":2}'])
           await probe(`raw ${JSON.stringify(raw)}`, method, target, own, Buffer.from(raw));
@@ -337,13 +338,11 @@ async function operations(token: string, otherToken: string, adminToken: string)
         await probe('a YAML alias loop', method, target, own, Buffer.from('a: &a [*a]\n'), 'application/yaml');
         await probe('text/plain', method, target, own, Buffer.from('hello'), 'text/plain');
         await probe('a form', method, target, own, Buffer.from('a=1&a[b]=2'), 'application/x-www-form-urlencoded');
-        const schema = content['application/json']?.schema;
         if (schema) for (const [label, body] of bodiesOf(schema)) await probe(label, method, target, own, json(body));
         for (const type of Object.keys(content).filter((t) => t !== 'application/json')) {
           for (const raw of ['', 'a: b', '\u0000\u0001', 'x'.repeat(100_000)]) await probe(`${type} raw`, method, target, own, Buffer.from(raw), type);
         }
       }
-      const schema = content['application/json']?.schema;
       await probe("another workspace's token", method, target, otherToken, bodyless ? undefined : json(schema ? example(schema) : {}));
     }
   }
