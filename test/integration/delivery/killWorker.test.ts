@@ -11,6 +11,10 @@ import { startServiceProcess } from '../../../scripts/lib/serviceProcess.js';
 import { freshProcessEnv } from '../../helpers/stores.js';
 
 const COUNT = 300;
+/** The killed worker's claims: 4 time-outs (DELIVERY_TIMEOUT_MS below) + the grace (DELIVERY_LEASE_GRACE_MS). */
+const LEASE_MS = 4 * 1000 + 5000;
+/** No request for this long after the leases ran out: the re-sends are done. */
+const QUIET_MS = 2000;
 
 describe('delivery across a kill -9 of the worker', function () {
   this.timeout(240_000);
@@ -36,6 +40,7 @@ describe('delivery across a kill -9 of the worker', function () {
     const first = await startServiceProcess({ env });
     await sink.waitForRequests(COUNT / 10, 60_000);
     await first.kill(); // SIGKILL mid-burst
+    const killedAt = Date.now();
     const sentBeforeKill = sink.requests.length;
     expect(sentBeforeKill).to.be.below(COUNT);
 
@@ -43,11 +48,19 @@ describe('delivery across a kill -9 of the worker', function () {
     // flight to be recorded for as long as a send may take (DELIVERY_TIMEOUT_MS + a grace), which a
     // loaded machine's 1 s could outlast, leaving a delivered attempt pending. The killed worker's
     // leases were set by its own time-out at claim time, so this changes nothing of the recovery.
+    //
+    // Every id arriving is not enough: a send the killed worker put on the wire but never recorded
+    // has its id at the sink already, and its row stays pending until its lease runs out and a
+    // worker sends it again. So the second worker runs until every lease the killed worker held
+    // has run out, every id has arrived, and the sink has been quiet for a while (the re-sends done).
     const second = await startServiceProcess({ env: { ...env, DELIVERY_TIMEOUT_MS: '15000' } });
     try {
       const deadline = Date.now() + 150_000;
+      const leasesOutAt = killedAt + LEASE_MS;
       const distinct = () => new Set(sink.requests.map((r) => r.headers['webhook-id'])).size;
-      while (distinct() < COUNT && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      const quiet = () => Date.now() - (sink.requests.at(-1)?.at ?? 0) >= QUIET_MS;
+      const done = () => Date.now() > leasesOutAt + QUIET_MS && distinct() === COUNT && quiet();
+      while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     } finally {
       expect(await second.stop()).to.equal(0);
     }
