@@ -1,9 +1,10 @@
 // Inhibition rules as a client writes them, in Alertmanager's configuration form: each side a
 // list of matcher texts (`alertname="NodeDown"`, or several in one: `{a="b", c=~"d"}`), parsed
-// and checked as a whole so that every bad matcher is named with its path at once.
+// and checked as a whole so that every bad matcher is named with its path at once; and the
+// rules written back in that form, as the API and an exported document show them.
 import { AppError, type ErrorDetail } from '../errors.js';
 import { MATCHER_ERROR_CODES, MatcherError, type Matcher } from '../matchers/model.js';
-import { parseMatchers } from '../matchers/parse.js';
+import { matcherText, parseMatchers } from '../matchers/parse.js';
 import { RegexBudget } from '../matchers/regex.js';
 import { ALERT_SOURCE_LIMITS as L, type InhibitRule } from './model.js';
 
@@ -58,4 +59,13 @@ export function parseInhibitRules(rules: readonly InhibitRuleInput[], basePath =
       : `An inhibition rule holds a matcher that ${matcherProblem.code === MATCHER_ERROR_CODES.regex ? 'RE2 does not compile' : 'does not parse'}; see details.`,
     problems.map((p) => p.detail),
   );
+}
+
+/** The rules as a client writes them: one matcher text per matcher, which parseInhibitRules reads back as they are. */
+export function inhibitRulesAsWritten(rules: readonly InhibitRule[]): Required<InhibitRuleInput>[] {
+  return rules.map((r) => ({
+    source_matchers: r.source_matchers.map(matcherText),
+    target_matchers: r.target_matchers.map(matcherText),
+    equal: [...r.equal],
+  }));
 }

@@ -8,7 +8,9 @@ import type { Destination } from '../destinations/model.js';
 import type { EscalationPolicy } from '../escalation/model.js';
 import type { AlertSource } from '../alertsources/model.js';
 import { ALERT_SOURCE_DEFAULTS } from '../alertsources/model.js';
+import { inhibitRulesAsWritten } from '../alertsources/inhibitRules.js';
 import { matcherText } from '../matchers/parse.js';
+import { layerAsWritten } from '../oncall/checks.js';
 import type { Person, Schedule } from '../oncall/model.js';
 import { POLICY_DEFAULTS, POLICY_FIELDS, type Policy, type PolicyFields } from '../policies/model.js';
 import type { Silence } from '../silences/model.js';
@@ -181,13 +183,7 @@ export function exportObjects(state: WorkspaceState, keys: KeyMaps): Record<Docu
       name: s.name,
       timezone: s.timezone,
       notify_handoffs: s.notify_handoffs,
-      layers: s.layers.map((l) => ({
-        name: l.name,
-        start: l.start.toISOString(),
-        rotation: { type: l.rotation.type, length: l.rotation.length, handoff: l.rotation.handoff },
-        members: refs(keys.people, l.members),
-        restrict_to: l.restrict_to === null ? null : { days: [...l.restrict_to.days], start: l.restrict_to.start, end: l.restrict_to.end },
-      })),
+      layers: s.layers.map((l) => layerAsWritten(l, (ids) => refs(keys.people, ids))),
     })),
     escalation_policies: state.escalation_policies.map((p) => ({
       key: keys.escalation_policies.get(p.escalation_policy_id)!,
@@ -208,11 +204,7 @@ export function exportObjects(state: WorkspaceState, keys: KeyMaps): Record<Docu
       escalation_policy: ref(keys.escalation_policies, s.escalation_policy_id),
       renotify_minutes: s.renotify_minutes,
       resolve_timeout_minutes: s.resolve_timeout_minutes,
-      inhibit_rules: s.inhibit_rules.map((r) => ({
-        source_matchers: r.source_matchers.map(matcherText),
-        target_matchers: r.target_matchers.map(matcherText),
-        equal: [...r.equal],
-      })),
+      inhibit_rules: inhibitRulesAsWritten(s.inhibit_rules),
     })),
     policies: state.policies.map((p) => {
       const event = p.event_id === null ? null : (state.events.get(p.event_id) ?? null);

@@ -1,6 +1,7 @@
 // The rules of a schedule's and an override's fields that no JSON Schema states: each
 // problem with its JSON path, so a client sees every one at once. Pure: what needs the
-// store (people, destinations, other overrides) is checked by the operations.
+// store (people, destinations, other overrides) is checked by the operations. And a layer
+// from what a client writes (layerOf) and back (layerAsWritten).
 import type { ErrorDetail } from '../errors.js';
 import { clockTimeOf } from '../time/weekly.js';
 import { wallTimeOf } from '../time/zonedTime.js';
@@ -50,6 +51,20 @@ export function layerOf(input: LayerInput, timezone: string): Layer {
     rotation: { type, length: input.rotation.length ?? 1, handoff },
     members: input.members.map((m) => m.toLowerCase()),
     restrict_to: input.restrict_to ?? null,
+  };
+}
+
+/**
+ * The layer as a client writes it, defaults filled in, which layerOf reads back as it is: as
+ * the API shows it (members: the people's ids) and as an exported document does (their keys).
+ */
+export function layerAsWritten(l: Layer, members: (ids: readonly string[]) => string[] = (ids) => [...ids]) {
+  return {
+    name: l.name,
+    start: l.start.toISOString(),
+    rotation: { type: l.rotation.type, length: l.rotation.length, handoff: l.rotation.handoff },
+    members: members(l.members),
+    restrict_to: l.restrict_to === null ? null : { days: [...l.restrict_to.days], start: l.restrict_to.start, end: l.restrict_to.end },
   };
 }
 

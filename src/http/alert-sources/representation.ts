@@ -1,6 +1,6 @@
 // Alert sources as the API shows them: inhibition rules with one matcher text per item.
 import type { AlertSource } from '../../alertsources/model.js';
-import { matcherText } from '../../matchers/parse.js';
+import { inhibitRulesAsWritten } from '../../alertsources/inhibitRules.js';
 
 export function alertSourceJson(s: AlertSource) {
   return {
@@ -12,11 +12,7 @@ export function alertSourceJson(s: AlertSource) {
     escalation_policy_id: s.escalation_policy_id,
     renotify_minutes: s.renotify_minutes,
     resolve_timeout_minutes: s.resolve_timeout_minutes,
-    inhibit_rules: s.inhibit_rules.map((r) => ({
-      source_matchers: r.source_matchers.map(matcherText),
-      target_matchers: r.target_matchers.map(matcherText),
-      equal: [...r.equal],
-    })),
+    inhibit_rules: inhibitRulesAsWritten(s.inhibit_rules),
     created_at: s.created_at.toISOString(),
     updated_at: s.updated_at.toISOString(),
   };

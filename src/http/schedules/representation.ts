@@ -1,4 +1,5 @@
 // Schedules, overrides and shifts as the API shows them.
+import { layerAsWritten } from '../../oncall/checks.js';
 import type { Override, Schedule, Shift } from '../../oncall/model.js';
 import type { OnCall, Timeline } from '../../oncall/onCall.js';
 import type { PublicLinks } from '../../publicLinks.js';
@@ -11,13 +12,7 @@ export function scheduleJson(s: Schedule, links: PublicLinks) {
     key: s.key,
     name: s.name,
     timezone: s.timezone,
-    layers: s.layers.map((l) => ({
-      name: l.name,
-      start: l.start.toISOString(),
-      rotation: { type: l.rotation.type, length: l.rotation.length, handoff: l.rotation.handoff },
-      members: [...l.members],
-      restrict_to: l.restrict_to === null ? null : { days: [...l.restrict_to.days], start: l.restrict_to.start, end: l.restrict_to.end },
-    })),
+    layers: s.layers.map((l) => layerAsWritten(l)),
     notify_handoffs: s.notify_handoffs,
     ical_token: s.ical_token,
     ical_url: links.presentedCalendarUrl(s),
