@@ -291,19 +291,12 @@ export interface AttemptResult {
   readonly errorMessage: string | null;
 }
 
-interface CompletedRow {
-  attempt_id: string;
+/** An attempt recordAttemptResults completed, as its RETURNING names the columns. */
+interface CompletedRow extends Pick<DeliveryAttempt, 'attempt_id' | 'kind' | 'type' | 'channel' | 'target' | 'attempt' | 'status' | 'error_message'> {
   workspaceId: string;
   alertId: string;
   destinationId: string;
   notificationId: string | null;
-  kind: AttemptKind;
-  type: Notification['type'];
-  channel: string;
-  target: string;
-  attempt: number;
-  status: AttemptStatus;
-  error_message: string | null;
   retry_ms: number | null;
 }
 
