@@ -44,9 +44,18 @@ describe('alert sources in the console (Chromium)', function () {
       const name = `Prometheus ${width}`;
       await page.getByLabel('Name', { exact: false }).first().fill(name);
       await page.getByLabel(/^Resolve after/).fill('10');
-      await page
-        .getByLabel('Inhibition rules')
-        .fill(JSON.stringify([{ source_matchers: ['alertname="NodeDown"'], target_matchers: ['severity="warning"'], equal: ['instance'] }]));
+      // The inhibition rule as a person writes it: a matcher a line, blank lines left as typed.
+      await page.getByRole('button', { name: 'Add an inhibition rule' }).click();
+      const rule = page.getByRole('group', { name: 'Rule 1' });
+      await rule.getByLabel(/^While an alert matching/).fill('alertname="NodeDown"\n');
+      await rule.getByLabel(/^do not notify the alerts matching/).fill('severity warning');
+      await rule.getByLabel(/^that have the same values/).fill('instance');
+      await page.getByRole('button', { name: 'Add alert source' }).click();
+      // A matcher that does not parse is named, and nothing is added.
+      await page.getByText('"severity warning": bad matcher format').waitFor();
+      await lookAt(page, `alert-sources-rule-${width}`);
+      expect(((await svc.request('GET', '/v1.0/alert-sources', { token })).body as { name: string }[]).map((s) => s.name)).to.not.include(name);
+      await rule.getByLabel(/^do not notify the alerts matching/).fill('severity="warning"');
       await page.getByRole('button', { name: 'Add alert source' }).click();
       await page.getByText(`${name} was added: its sender configuration is below.`).waitFor();
       const row = page.getByRole('row').filter({ hasText: name });
@@ -54,8 +63,11 @@ describe('alert sources in the console (Chromium)', function () {
       expect(await row.textContent()).to.include('alertname="NodeDown" mutes severity="warning" with the same instance');
 
       // The configuration to paste: the source's URL and a placeholder for the token.
-      const sources = (await svc.request('GET', '/v1.0/alert-sources', { token })).body as { alert_source_id: string; name: string }[];
+      const sources = (await svc.request('GET', '/v1.0/alert-sources', { token })).body as { alert_source_id: string; name: string; inhibit_rules: unknown }[];
       const id = sources.find((s) => s.name === name)!.alert_source_id;
+      expect(sources.find((s) => s.name === name)!.inhibit_rules).to.deep.equal([
+        { source_matchers: ['alertname="NodeDown"'], target_matchers: ['severity="warning"'], equal: ['instance'] },
+      ]);
       await page.getByRole('heading', { name: `Send alerts to ${name}` }).waitFor();
       const snippets = await page.locator('.snippet pre').allTextContents();
       expect(snippets.join('\n')).to.include(`path_prefix: /alertmanager/${id}`);

@@ -103,7 +103,7 @@ export const ALERT_SOURCE_WORDS: FieldWords = {
   },
   '/inhibit_rules': {
     label: 'Inhibition rules',
-    help: 'While an alert matching source_matchers is open, the alerts matching target_matchers with the same values of the equal labels are not notified. E.g. [{"source_matchers": ["alertname="NodeDown""], "target_matchers": ["severity="warning""], "equal": ["instance"]}]',
+    help: 'Quiets the lesser alerts of an outage: while the first alert of a rule is open, the alerts it names are kept but not notified. Matchers read as in Alertmanager: name="value", name!="value", name=~"regex", name!~"regex". None: every alert is notified.',
   },
 };
 

@@ -1,6 +1,6 @@
 // Alert sources (docs/alertmanager.md): the Prometheus, vmalert or Grafana that send their
 // firing alerts to alertmon as to an Alertmanager. The list, a create form built from the
-// API's schema of POST /v1.0/alert-sources (inhibition rules included), removing one, and for
+// API's schema of POST /v1.0/alert-sources (its inhibition rules as rows of matcher lines), removing one, and for
 // each source the configuration to paste into its sender: its URL, with a placeholder where
 // the workspace token goes (the console never shows the token).
 import type { JSX } from 'preact';
@@ -12,7 +12,7 @@ import { bodyFrom, type Draft, initialDraft, unplacedErrors } from '../drafts.js
 import { ALERT_SOURCE_WORDS } from '../fieldWords.js';
 import { useLoad } from '../hooks.js';
 import { requestSchema } from '../openapi.js';
-import { FormErrors, SchemaFields } from '../schemaForm.js';
+import { FormErrors, SchemaFields, type WidgetProps } from '../schemaForm.js';
 import type { PageProps } from '../types.js';
 import { EscalationPicker, type EscalationPolicy } from './escalation.js';
 
@@ -29,6 +29,57 @@ interface AlertSource {
   default_severity: string;
   resolve_timeout_minutes: number;
   inhibit_rules: InhibitRule[];
+}
+
+/** The parts of a rule its form shows, a line an item, each with what a person reads above it. */
+const RULE_PARTS = [
+  ['source_matchers', 'While an alert matching all of these is open (a matcher a line, e.g. alertname="NodeDown")'],
+  ['target_matchers', 'do not notify the alerts matching all of these (a matcher a line, e.g. severity="warning")'],
+  ['equal', 'that have the same values of these labels (a label a line, e.g. instance; none: any value)'],
+] as const;
+
+const nonBlank = (lines: readonly string[]) => lines.map((l) => l.trim()).filter((l) => l !== '');
+
+/** The rules as the API takes them: the form keeps blank lines while a person types, and drops them here. */
+const sentRules = (rules: readonly InhibitRule[]): InhibitRule[] =>
+  rules.map((r) => ({ source_matchers: nonBlank(r.source_matchers), target_matchers: nonBlank(r.target_matchers), equal: nonBlank(r.equal) }));
+
+/** The inhibit_rules field (a JSON array in the draft) as rules: each side's matchers and the labels compared, a line each. */
+function InhibitRulesEditor({ id, value, onChange, describedBy }: WidgetProps): JSX.Element {
+  let rules: InhibitRule[] = [];
+  try {
+    const parsed = JSON.parse(typeof value === 'string' && value !== '' ? value : '[]');
+    if (Array.isArray(parsed)) rules = (parsed as Partial<InhibitRule>[]).map((r) => ({ source_matchers: [], target_matchers: [], equal: [], ...r }));
+  } catch {
+    rules = [];
+  }
+  const set = (next: InhibitRule[]) => onChange(JSON.stringify(next));
+  return (
+    <div id={id} aria-describedby={describedBy}>
+      {rules.map((rule, i) => (
+        <fieldset class="field-group" key={i}>
+          <legend>Rule {i + 1}</legend>
+          {RULE_PARTS.map(([part, words]) => (
+            <div class="field" key={part}>
+              <label for={`${id}-${i}-${part}`}>{words}</label>
+              <textarea
+                id={`${id}-${i}-${part}`}
+                rows={2}
+                value={rule[part].join('\n')}
+                onInput={(e) => set(rules.map((r, j) => (j === i ? { ...r, [part]: e.currentTarget.value.split('\n') } : r)))}
+              />
+            </div>
+          ))}
+          <button type="button" onClick={() => set(rules.filter((_, j) => j !== i))}>
+            Remove rule {i + 1}
+          </button>
+        </fieldset>
+      ))}
+      <button type="button" onClick={() => set([...rules, { source_matchers: [], target_matchers: [], equal: [] }])}>
+        Add an inhibition rule
+      </button>
+    </div>
+  );
 }
 
 const TOKEN = '<workspace token>';
@@ -107,7 +158,9 @@ export function AlertSourcesPage({ doc }: PageProps): JSX.Element {
     e.preventDefault();
     if (!schema) return;
     try {
-      const made = await api<AlertSource>('POST', '/v1.0/alert-sources', bodyFrom(schema, draft, 'create'));
+      const body = bodyFrom(schema, draft, 'create');
+      if (Array.isArray(body.inhibit_rules)) body.inhibit_rules = sentRules(body.inhibit_rules as InhibitRule[]);
+      const made = await api<AlertSource>('POST', '/v1.0/alert-sources', body);
       setFailure(noFailure);
       setDraft(initialDraft(schema));
       setMessage(`${made.name} was added: its sender configuration is below.`);
@@ -173,7 +226,7 @@ export function AlertSourcesPage({ doc }: PageProps): JSX.Element {
             onDraft={setDraft}
             errors={failure.details}
             idPrefix="alert-source"
-            widgets={{ '/escalation_policy_id': EscalationPicker(escalationPolicies.value ?? []) }}
+            widgets={{ '/escalation_policy_id': EscalationPicker(escalationPolicies.value ?? []), '/inhibit_rules': InhibitRulesEditor }}
             words={ALERT_SOURCE_WORDS}
           />
           <button class="primary" type="submit">
