@@ -1,8 +1,8 @@
 // Alert sources (docs/alertmanager.md): the Prometheus, vmalert or Grafana that send their
 // firing alerts to alertmon as to an Alertmanager. The list, a create form built from the
-// API's schema of POST /v1.0/alert-sources (its inhibition rules as rows of matcher lines), removing one, and for
-// each source the configuration to paste into its sender: its URL, with a placeholder where
-// the workspace token goes (the console never shows the token).
+// API's schema of POST /v1.0/alert-sources (its inhibition rules as rows of matcher lines),
+// removing one, and for each source the configuration to paste into its sender: its URL, with
+// a placeholder where the workspace token goes (the console never shows the token).
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, errorText, listAll } from '../api.js';
