@@ -70,6 +70,20 @@ function draftOf(s: JsonSchema, value: unknown): DraftValue {
   }
 }
 
+/**
+ * A field a widget keeps in the draft as a JSON array's text (escalation steps, inhibition
+ * rules) as its rows, each with `blank`'s fields where it lacks them; none when the text is not
+ * an array.
+ */
+export function draftRows<T extends object>(value: DraftValue | undefined, blank: () => T): T[] {
+  try {
+    const parsed: unknown = JSON.parse(typeof value === 'string' && value !== '' ? value : '[]');
+    return Array.isArray(parsed) ? (parsed as Partial<T>[]).map((row) => ({ ...blank(), ...row })) : [];
+  } catch {
+    return [];
+  }
+}
+
 /** The draft of a new resource: each field at its documented default, booleans false otherwise. */
 export function initialDraft(schema: JsonSchema, prefix = ''): Draft {
   const draft: Record<string, DraftValue> = {};

@@ -8,7 +8,7 @@ import { useState } from 'preact/hooks';
 import { api, errorText, listAll } from '../api.js';
 import { failureOf, type FormFailure, noFailure } from '../components.js';
 import { DataTable, type ListColumn } from '../dataTable.js';
-import { bodyFrom, type Draft, initialDraft, unplacedErrors } from '../drafts.js';
+import { bodyFrom, type Draft, draftRows, initialDraft, unplacedErrors } from '../drafts.js';
 import { ALERT_SOURCE_WORDS } from '../fieldWords.js';
 import { useLoad } from '../hooks.js';
 import { requestSchema } from '../openapi.js';
@@ -38,6 +38,8 @@ const RULE_PARTS = [
   ['equal', 'that have the same values of these labels (a label a line, e.g. instance; none: any value)'],
 ] as const;
 
+const blankRule = (): InhibitRule => ({ source_matchers: [], target_matchers: [], equal: [] });
+
 const nonBlank = (lines: readonly string[]) => lines.map((l) => l.trim()).filter((l) => l !== '');
 
 /** The rules as the API takes them: the form keeps blank lines while a person types, and drops them here. */
@@ -46,13 +48,7 @@ const sentRules = (rules: readonly InhibitRule[]): InhibitRule[] =>
 
 /** The inhibit_rules field (a JSON array in the draft) as rules: each side's matchers and the labels compared, a line each. */
 function InhibitRulesEditor({ id, value, onChange, describedBy }: WidgetProps): JSX.Element {
-  let rules: InhibitRule[] = [];
-  try {
-    const parsed = JSON.parse(typeof value === 'string' && value !== '' ? value : '[]');
-    if (Array.isArray(parsed)) rules = (parsed as Partial<InhibitRule>[]).map((r) => ({ source_matchers: [], target_matchers: [], equal: [], ...r }));
-  } catch {
-    rules = [];
-  }
+  const rules = draftRows(value, blankRule);
   const set = (next: InhibitRule[]) => onChange(JSON.stringify(next));
   return (
     <div id={id} aria-describedby={describedBy}>
@@ -75,7 +71,7 @@ function InhibitRulesEditor({ id, value, onChange, describedBy }: WidgetProps): 
           </button>
         </fieldset>
       ))}
-      <button type="button" onClick={() => set([...rules, { source_matchers: [], target_matchers: [], equal: [] }])}>
+      <button type="button" onClick={() => set([...rules, blankRule()])}>
         Add an inhibition rule
       </button>
     </div>

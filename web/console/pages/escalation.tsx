@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks';
 import { api, errorText, listAll } from '../api.js';
 import { failureOf, type FormFailure, noFailure } from '../components.js';
 import { DataTable, type ListColumn } from '../dataTable.js';
-import { bodyFrom, type Draft, initialDraft, unplacedErrors } from '../drafts.js';
+import { bodyFrom, type Draft, draftRows, initialDraft, unplacedErrors } from '../drafts.js';
 import { ESCALATION_WORDS } from '../fieldWords.js';
 import { useLoad } from '../hooks.js';
 import { requestSchema } from '../openapi.js';
@@ -70,13 +70,7 @@ function TargetChoices(props: {
 /** The steps field (a JSON array in the draft) as rows: minutes, then the destinations, schedules and people each step pages. */
 function StepsEditor(choices: StepChoices) {
   return ({ id, value, onChange, describedBy }: WidgetProps) => {
-    let steps: Step[] = [];
-    try {
-      const parsed = JSON.parse(typeof value === 'string' && value !== '' ? value : '[]');
-      if (Array.isArray(parsed)) steps = (parsed as Partial<Step>[]).map((s) => ({ ...emptyStep(), ...s }));
-    } catch {
-      steps = [];
-    }
+    const steps = draftRows(value, emptyStep);
     const set = (next: Step[]) => onChange(JSON.stringify(next.map((s) => ({ ...s, after_minutes: Number(s.after_minutes) }))));
     const change = (i: number, step: Step) => set(steps.map((s, j) => (j === i ? step : s)));
     return (
