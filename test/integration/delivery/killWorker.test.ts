@@ -11,8 +11,6 @@ import { startServiceProcess } from '../../../scripts/lib/serviceProcess.js';
 import { freshProcessEnv } from '../../helpers/stores.js';
 
 const COUNT = 300;
-/** The killed worker's claims: 4 time-outs (DELIVERY_TIMEOUT_MS below) + the grace (DELIVERY_LEASE_GRACE_MS). */
-const LEASE_MS = 4 * 1000 + 5000;
 /** No request for this long after the leases ran out: the re-sends are done. */
 const QUIET_MS = 2000;
 
@@ -56,7 +54,8 @@ describe('delivery across a kill -9 of the worker', function () {
     const second = await startServiceProcess({ env: { ...env, DELIVERY_TIMEOUT_MS: '15000' } });
     try {
       const deadline = Date.now() + 150_000;
-      const leasesOutAt = killedAt + LEASE_MS;
+      // The killed worker's claims held for 4 of its time-outs and the grace (delivery/worker.ts, leaseMs).
+      const leasesOutAt = killedAt + 4 * Number(env.DELIVERY_TIMEOUT_MS) + Number(env.DELIVERY_LEASE_GRACE_MS);
       const distinct = () => new Set(sink.requests.map((r) => r.headers['webhook-id'])).size;
       const quiet = () => Date.now() - (sink.requests.at(-1)?.at ?? 0) >= QUIET_MS;
       const done = () => Date.now() > leasesOutAt + QUIET_MS && distinct() === COUNT && quiet();
