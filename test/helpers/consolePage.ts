@@ -1,6 +1,6 @@
 // What a person sees of a console page, for the browser tests: its visible text (with the
 // options of its selects and the placeholders of its fields), what of it reads like the API,
-// whether the page is wider than the screen, whether a control is on screen and not covered
+// whether the page is wider than the screen, whether a form asks for its key last, whether a control is on screen and not covered
 // or clipped, and how much of a chart's series the canvas shows.
 import { expect } from 'chai';
 import { mkdirSync } from 'node:fs';
@@ -35,6 +35,22 @@ export async function timesWithoutZone(page: Page): Promise<string[]> {
   return times.filter((t) => !/\((?:UTC|[A-Za-z_]+(?:\/[A-Za-z_+-]+)+)\)$/.test(t.trim()));
 }
 
+/**
+ * The headings of the forms on the page whose Key field (how a configuration file names the
+ * object, which not everybody keeps) comes before another of their fields: it belongs last.
+ */
+export async function keyFieldsNotLast(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`(() => {
+    const late = [];
+    for (const form of document.querySelectorAll('form')) {
+      const fields = [...form.querySelectorAll('.field, fieldset')];
+      const key = fields.findIndex((f) => f.matches('.field') && f.querySelector(':scope > label')?.textContent.trim() === 'Key');
+      if (key >= 0 && key < fields.length - 1) late.push((form.querySelector('h2, h3') ?? form.querySelector('button[type=submit]'))?.textContent.trim() ?? 'a form');
+    }
+    return late;
+  })()`);
+}
+
 /** How far the page reaches past the right edge of the screen, in CSS pixels (0: it fits). */
 export async function overflowPx(page: Page): Promise<number> {
   return page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
@@ -56,12 +72,14 @@ export interface LookOptions {
 }
 
 /**
- * What a person sees now: no API value, every time with its zone, nothing wider than the
- * screen; and a screenshot of it for a person to look at (test-artifacts/screenshots/<name>.png).
+ * What a person sees now: no API value, every time with its zone, no form asking for its key
+ * before its other fields, nothing wider than the screen; and a screenshot of it for a person
+ * to look at (test-artifacts/screenshots/<name>.png).
  */
 export async function lookAt(page: Page, name: string, { apiValues = true, zones = true }: LookOptions = {}): Promise<void> {
   if (apiValues) expect(await apiValuesShown(page), name).to.deep.equal([]);
   if (zones) expect(await timesWithoutZone(page), name).to.deep.equal([]);
+  expect(await keyFieldsNotLast(page), `${name}: forms asking for the key first`).to.deep.equal([]);
   expect(await overflowPx(page), `${name}: wider than the screen`).to.be.at.most(0);
   mkdirSync(screenshotDir, { recursive: true });
   await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });

@@ -53,11 +53,18 @@ interface FormProps {
   readonly labels?: Readonly<Record<string, string>>;
 }
 
+/**
+ * A form's fields in the schema's order, but for the key: it names the object in a
+ * configuration file (docs/as-code.md), which a person filling in the form may not keep, so it
+ * comes after what everybody fills in.
+ */
+const inFormOrder = (fields: [string, JsonSchema][]) => [...fields.filter(([name]) => name !== 'key'), ...fields.filter(([name]) => name === 'key')];
+
 export function SchemaFields(props: FormProps): JSX.Element {
   const include = props.include ?? showAll;
   return (
     <>
-      {fieldsOf(props.schema)
+      {inFormOrder(fieldsOf(props.schema))
         .filter(([name]) => include(`/${name}`))
         .map(([name, s]) => (
           <Field key={name} {...props} include={include} name={name} schema={s} path={`/${name}`} required={props.schema.required?.includes(name) ?? false} />

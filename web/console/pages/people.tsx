@@ -121,20 +121,6 @@ export function PeoplePage(_: PageProps): JSX.Element {
           {nameField.error && <p class="field-error">{nameField.error}</p>}
         </div>
         <div class="field">
-          <label for="person-key">{KEY_WORD.label}</label>
-          <input
-            id="person-key"
-            value={draft.key}
-            onInput={(e) => setDraft({ ...draft, key: e.currentTarget.value })}
-            aria-invalid={keyField.invalid}
-            aria-describedby="person-key-help"
-          />
-          <p class="help" id="person-key-help">
-            {KEY_WORD.help}
-          </p>
-          {keyField.error && <p class="field-error">{keyField.error}</p>}
-        </div>
-        <div class="field">
           <label for="person-timezone">Where they live (timezone)</label>
           <input
             id="person-timezone"
@@ -173,6 +159,20 @@ export function PeoplePage(_: PageProps): JSX.Element {
           ))}
           {destField.error && <p class="field-error">{destField.error}</p>}
         </fieldset>
+        <div class="field">
+          <label for="person-key">{KEY_WORD.label}</label>
+          <input
+            id="person-key"
+            value={draft.key}
+            onInput={(e) => setDraft({ ...draft, key: e.currentTarget.value })}
+            aria-invalid={keyField.invalid}
+            aria-describedby="person-key-help"
+          />
+          <p class="help" id="person-key-help">
+            {KEY_WORD.help}
+          </p>
+          {keyField.error && <p class="field-error">{keyField.error}</p>}
+        </div>
         <button class="primary" type="submit">
           {editing ? 'Save' : 'Add person'}
         </button>
