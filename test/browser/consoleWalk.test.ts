@@ -2,16 +2,24 @@
 // a workspace with a week of data in every list (consoleWorkspace.ts) and a browser whose own
 // zone (America/New_York) is neither UTC nor the events' (Europe/Berlin): charts show sparse
 // data as points and fit their range to the data; every page and tab, walked with data in it,
-// shows words and no API value, names the zone of every time, asks for a key last in its forms
-// and fits the screen; the alert list's Acknowledge is within reach, and works, on the phone.
-// Each state walked is saved as a screenshot under test-artifacts/screenshots/console-<width>/
-// (git-ignored) to be looked at.
+// shows words and no API value, names the zone of every time, asks for a key last in its forms,
+// gives a finger choices of 24 px on the phone and fits the screen; the alert list's
+// Acknowledge is within reach, and works, on the phone. Each state walked is saved as a
+// screenshot under test-artifacts/screenshots/console-<width>/ (git-ignored) to be looked at.
 import { expect } from 'chai';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { browserSuiteHooks, launchBrowser, screenshotDir, type TestBrowser } from '../helpers/browser.js';
-import { apiValuesShown, expectWithinReach, keyFieldsNotLast, overflowPx, seriesPixels, timesWithoutZone } from '../helpers/consolePage.js';
+import {
+  apiValuesShown,
+  expectWithinReach,
+  keyFieldsNotLast,
+  overflowPx,
+  seriesPixels,
+  smallTargetsOnPhone,
+  timesWithoutZone,
+} from '../helpers/consolePage.js';
 import { SEEDED_SERVICE_ENV, seedConsoleWorkspace, type SeededWorkspace } from '../helpers/consoleWorkspace.js';
 import { FakeHttpServer } from '../helpers/fakeProviders.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -62,6 +70,7 @@ describe('console at a desktop’s and a phone’s size (Chromium)', function ()
         const overflow = await overflowPx(page);
         if (overflow > 0) problems.push(`${state}: the page is ${overflow} px wider than the screen`);
         for (const form of await keyFieldsNotLast(page)) problems.push(`${state}: "${form}" asks for the key before other fields`);
+        for (const choice of await smallTargetsOnPhone(page)) problems.push(`${state}: a choice too small for a finger: ${choice}`);
       };
       const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true }).click();
 

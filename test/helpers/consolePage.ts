@@ -1,6 +1,7 @@
 // What a person sees of a console page, for the browser tests: its visible text (with the
 // options of its selects and the placeholders of its fields), what of it reads like the API,
-// whether the page is wider than the screen, whether a form asks for its key last, whether a control is on screen and not covered
+// whether the page is wider than the screen, whether a form asks for its key last, whether a
+// phone's choices are large enough for a finger, whether a control is on screen and not covered
 // or clipped, and how much of a chart's series the canvas shows.
 import { expect } from 'chai';
 import { mkdirSync } from 'node:fs';
@@ -51,6 +52,27 @@ export async function keyFieldsNotLast(page: Page): Promise<string[]> {
   })()`);
 }
 
+/** The smallest target a finger is given on a phone, in CSS pixels (WCAG 2.2, target size minimum). */
+const PHONE_TARGET_PX = 24;
+
+/**
+ * On a screen as narrow as a phone's (≤ 720 px), the checkboxes and radio buttons shown that
+ * are smaller than a finger's target, by their label or id; none on a wider screen.
+ */
+export async function smallTargetsOnPhone(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`(() => {
+    if (window.innerWidth > 720) return [];
+    const small = [];
+    for (const input of document.querySelectorAll('input[type=checkbox], input[type=radio]')) {
+      const box = input.getBoundingClientRect();
+      if (box.width === 0 && box.height === 0) continue;
+      if (box.width < ${PHONE_TARGET_PX} || box.height < ${PHONE_TARGET_PX})
+        small.push((input.labels?.[0]?.textContent.trim() || input.id) + ' (' + Math.round(box.width) + ' × ' + Math.round(box.height) + ' px)');
+    }
+    return small;
+  })()`);
+}
+
 /** How far the page reaches past the right edge of the screen, in CSS pixels (0: it fits). */
 export async function overflowPx(page: Page): Promise<number> {
   return page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
@@ -73,13 +95,14 @@ export interface LookOptions {
 
 /**
  * What a person sees now: no API value, every time with its zone, no form asking for its key
- * before its other fields, nothing wider than the screen; and a screenshot of it for a person
- * to look at (test-artifacts/screenshots/<name>.png).
+ * before its other fields, on a phone no choice too small for a finger, nothing wider than the
+ * screen; and a screenshot of it for a person to look at (test-artifacts/screenshots/<name>.png).
  */
 export async function lookAt(page: Page, name: string, { apiValues = true, zones = true }: LookOptions = {}): Promise<void> {
   if (apiValues) expect(await apiValuesShown(page), name).to.deep.equal([]);
   if (zones) expect(await timesWithoutZone(page), name).to.deep.equal([]);
   expect(await keyFieldsNotLast(page), `${name}: forms asking for the key first`).to.deep.equal([]);
+  expect(await smallTargetsOnPhone(page), `${name}: choices too small for a finger`).to.deep.equal([]);
   expect(await overflowPx(page), `${name}: wider than the screen`).to.be.at.most(0);
   mkdirSync(screenshotDir, { recursive: true });
   await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
