@@ -97,7 +97,7 @@ describe('on-call schedules in the console (Chromium)', function () {
       await page.getByLabel('From (Europe/Berlin)').fill(`${tomorrow}T16:00`);
       await page.getByLabel('To (Europe/Berlin)').fill(`${tomorrow}T14:00`);
       await page.getByRole('button', { name: 'Add override' }).click();
-      await page.getByText('must be after starts_at').waitFor();
+      await page.getByText('must be after the start').waitFor();
 
       const link = await page.getByLabel('Calendar link').inputValue();
       expect(link).to.match(new RegExp(`/ical/schedules/${scheduleId}\\.ics\\?token=`));

@@ -6,6 +6,7 @@ const TOKEN_KEY = 'alertmon.token';
 const SIGNED_OUT = 'alertmon:signed-out';
 
 import type { ErrorDetail } from './openapi.js';
+import { messageForPeople } from './words.js';
 
 /** An answer of status >= 400, with the API's error body. */
 export class ApiError extends Error {
@@ -73,7 +74,9 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     res.status,
     error?.code ?? 'http_error',
     error?.message ?? `HTTP ${res.status}`,
-    error?.details ?? [],
+    // What was wrong with the request is shown beside its fields, in words as the rest of the
+    // console; a provider's answer (a 502 of a test send) stays as the provider wrote it.
+    res.status < 500 ? (error?.details ?? []).map((d) => ({ ...d, message: messageForPeople(d.message) })) : (error?.details ?? []),
     (parsed ?? {}) as Record<string, unknown>,
   );
 }

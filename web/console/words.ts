@@ -96,6 +96,8 @@ const VALUE_WORDS: Words = {
   'alert.reminder': 'reminder',
   'alert.escalated': 'escalation',
   'alert.group': 'grouped message',
+  starts_at: 'the start',
+  ends_at: 'the end',
 };
 
 /**
@@ -114,4 +116,16 @@ export function forPeople(text: string): string {
     .replace(/\bnull\b/g, 'none')
     .replace(/\bNull\b/g, 'None')
     .replace(/\b[a-z][a-z0-9]*(?:[._][a-z0-9]+)+\b/g, (token) => VALUE_WORDS[token] ?? (token.includes('_') ? token.replace(/_/g, ' ') : token));
+}
+
+/**
+ * An error message of the API made readable as forPeople makes a description ("must be after
+ * starts_at" → "must be after the start"), but for what it quotes: a value the person typed
+ * (“pager_main” is taken) stays as typed.
+ */
+export function messageForPeople(message: string): string {
+  return message
+    .split(/(“[^”]*”|"[^"]*")/)
+    .map((part, i) => (i % 2 === 1 ? part : forPeople(part)))
+    .join('');
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { alertValueText, ruleDetails, ruleText } from '../../../web/console/rules.js';
-import { forPeople, humanizeValue, optionWords } from '../../../web/console/words.js';
+import { forPeople, humanizeValue, messageForPeople, optionWords } from '../../../web/console/words.js';
 
 describe('console words for API values', () => {
   it('writes a rule with its operator as a symbol and its aggregate by name', () => {
@@ -62,5 +62,14 @@ describe('console words for API values', () => {
     );
     // Host names and e.g. stay as written.
     expect(forPeople('e.g. hooks.slack.com')).to.equal('e.g. hooks.slack.com');
+  });
+
+  it('writes an API error message in words, but for the values it quotes', () => {
+    expect(messageForPeople('must be after starts_at')).to.equal('must be after the start');
+    expect(messageForPeople('must be null or absent for telegram (the chat is credentials.chat_id)')).to.equal(
+      'must be none or absent for telegram (the chat is credentials.chat id)',
+    );
+    expect(messageForPeople('“pager_main” is taken by another destination_id')).to.equal('“pager_main” is taken by another destination id');
+    expect(messageForPeople('"my_key" must be 1–64 characters, not null')).to.equal('"my_key" must be 1–64 characters, not none');
   });
 });
