@@ -6,6 +6,7 @@
 // helpers in it rather than the code users run.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { packageManifest, projectRoot } from '../../src/paths.js';
@@ -133,7 +134,7 @@ async function startOnPort(options: ServiceProcessOptions, port: string): Promis
     },
   };
   try {
-    await waitUntilReady(service.url, exited, options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS);
+    await waitUntilReady(service.url, exited, options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS, () => listensOn(pid, Number(port)));
   } catch (err) {
     await service.kill();
     await closed;
@@ -171,14 +172,50 @@ function keepOutput(child: ChildProcess, echoPrefix: string | undefined): string
 
 class ReadyTimeout extends Error {}
 
-async function waitUntilReady(url: string, exited: Promise<unknown>, timeoutMs: number): Promise<void> {
+/**
+ * Whether process `pid` listens on `port`: its sockets (the inodes of /proc/<pid>/fd) against
+ * the listening ones of /proc/<pid>/net/tcp and tcp6. True where /proc cannot tell (not Linux).
+ */
+function listensOn(pid: number, port: number): boolean {
+  if (process.platform !== 'linux') return true;
+  try {
+    const inodes = new Set<string>();
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+        if (inode !== undefined) inodes.add(inode);
+      } catch {
+        // closed meanwhile
+      }
+    }
+    const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+    return ['tcp', 'tcp6'].some((table) =>
+      readFileSync(`/proc/${pid}/net/${table}`, 'utf8')
+        .split('\n')
+        .slice(1)
+        .map((line) => line.trim().split(/\s+/))
+        // local address (ip:port, hex), state (0A: listening), inode
+        .some((f) => f[1]?.endsWith(`:${hexPort}`) && f[3] === '0A' && inodes.has(f[9] ?? '')),
+    );
+  } catch {
+    // The process is gone: it listens on nothing.
+    return false;
+  }
+}
+
+/**
+ * Polls /readyz until it answers 200 from the child itself (`owned`): the port was free when it
+ * was picked, and another process may have bound it before the child did (the child then
+ * fails, or retries on another port) and must not pass for it.
+ */
+async function waitUntilReady(url: string, exited: Promise<unknown>, timeoutMs: number, owned: () => boolean): Promise<void> {
   let gone = false;
   void exited.then(() => (gone = true));
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (gone) throw new Error('exited');
     try {
-      if ((await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5_000) })).status === 200) return;
+      if ((await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5_000) })).status === 200 && owned()) return;
     } catch {
       // not listening yet
     }

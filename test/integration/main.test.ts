@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { request } from '../helpers/http.js';
 import { runScript, startServiceProcess } from '../../scripts/lib/serviceProcess.js';
 import { freshProcessEnv, postgresMode } from '../helpers/stores.js';
@@ -39,6 +41,27 @@ describe(`the service process (Postgres ${postgresMode})`, function () {
       expect((await request(again.url, 'GET', '/v1.0/nowhere', { token: token! })).status, 'the token still works').to.equal(404);
     } finally {
       expect(await again.stop({ signal: 'SIGTERM' })).to.equal(0);
+    }
+  });
+
+  it('is not taken as started on the answers of another process that holds its port', async () => {
+    // A port picked free may be bound by another process before the service binds it (the
+    // service then exits); that process answering /readyz must not pass for the service. Once
+    // a second service refused its DATA_DIR passed for started this way, beside other tests.
+    const other = http.createServer((_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}'));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const env = { ...(await freshProcessEnv()), ADMIN_TOKEN, PORT: String((other.address() as AddressInfo).port) };
+      const err = await startServiceProcess({ env }).then(
+        async (service) => {
+          await service.kill();
+          return null;
+        },
+        (e: Error) => e,
+      );
+      expect(err?.message).to.include('EADDRINUSE');
+    } finally {
+      other.close();
     }
   });
 
