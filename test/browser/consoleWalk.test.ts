@@ -11,15 +11,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { browserSuiteHooks, launchBrowser, screenshotDir, type TestBrowser } from '../helpers/browser.js';
-import {
-  apiValuesShown,
-  expectWithinReach,
-  keyFieldsNotLast,
-  overflowPx,
-  seriesPixels,
-  smallTargetsOnPhone,
-  timesWithoutZone,
-} from '../helpers/consolePage.js';
+import { expectWithinReach, pageProblems, seriesPixels } from '../helpers/consolePage.js';
 import { SEEDED_SERVICE_ENV, seedConsoleWorkspace, type SeededWorkspace } from '../helpers/consoleWorkspace.js';
 import { FakeHttpServer } from '../helpers/fakeProviders.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -62,15 +54,10 @@ describe('console at a desktop’s and a phone’s size (Chromium)', function ()
       let shot = 0;
       const problems: string[] = [];
 
-      /** What a person sees now: no API value, every time with its zone, nothing past the screen's edge; and a screenshot of it. */
+      /** What a person sees now (pageProblems, collected to be reported together), and a screenshot of it. */
       const look = async (state: string) => {
         await page.screenshot({ path: path.join(shots, `${String(++shot).padStart(2, '0')}-${state}.png`), fullPage: true });
-        for (const shown of await apiValuesShown(page)) problems.push(`${state}: API value ${shown}`);
-        for (const time of await timesWithoutZone(page)) problems.push(`${state}: a time without its zone: "${time}"`);
-        const overflow = await overflowPx(page);
-        if (overflow > 0) problems.push(`${state}: the page is ${overflow} px wider than the screen`);
-        for (const form of await keyFieldsNotLast(page)) problems.push(`${state}: "${form}" asks for the key before other fields`);
-        for (const choice of await smallTargetsOnPhone(page)) problems.push(`${state}: a choice too small for a finger: ${choice}`);
+        for (const problem of await pageProblems(page)) problems.push(`${state}: ${problem}`);
       };
       const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true }).click();
 

@@ -94,16 +94,27 @@ export interface LookOptions {
 }
 
 /**
- * What a person sees now: no API value, every time with its zone, no form asking for its key
- * before its other fields, on a phone no choice too small for a finger, nothing wider than the
- * screen; and a screenshot of it for a person to look at (test-artifacts/screenshots/<name>.png).
+ * What a person would find wrong with the page now, each in words: an API value in its text,
+ * a time without its zone, a form asking for its key before its other fields, on a phone a
+ * choice too small for a finger, a page wider than the screen. None: it reads as it should.
  */
-export async function lookAt(page: Page, name: string, { apiValues = true, zones = true }: LookOptions = {}): Promise<void> {
-  if (apiValues) expect(await apiValuesShown(page), name).to.deep.equal([]);
-  if (zones) expect(await timesWithoutZone(page), name).to.deep.equal([]);
-  expect(await keyFieldsNotLast(page), `${name}: forms asking for the key first`).to.deep.equal([]);
-  expect(await smallTargetsOnPhone(page), `${name}: choices too small for a finger`).to.deep.equal([]);
-  expect(await overflowPx(page), `${name}: wider than the screen`).to.be.at.most(0);
+export async function pageProblems(page: Page, { apiValues = true, zones = true }: LookOptions = {}): Promise<string[]> {
+  const problems: string[] = [];
+  if (apiValues) for (const shown of await apiValuesShown(page)) problems.push(`API value ${shown}`);
+  if (zones) for (const time of await timesWithoutZone(page)) problems.push(`a time without its zone: "${time}"`);
+  for (const form of await keyFieldsNotLast(page)) problems.push(`"${form}" asks for the key before other fields`);
+  for (const choice of await smallTargetsOnPhone(page)) problems.push(`a choice too small for a finger: ${choice}`);
+  const overflow = await overflowPx(page);
+  if (overflow > 0) problems.push(`the page is ${overflow} px wider than the screen`);
+  return problems;
+}
+
+/**
+ * The page has none of pageProblems; and a screenshot of it for a person to look at
+ * (test-artifacts/screenshots/<name>.png).
+ */
+export async function lookAt(page: Page, name: string, options: LookOptions = {}): Promise<void> {
+  expect(await pageProblems(page, options), name).to.deep.equal([]);
   mkdirSync(screenshotDir, { recursive: true });
   await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
 }

@@ -70,13 +70,14 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   if (res.ok) return parsed as T;
   if (res.status === 401 && token) signOut();
   const error = (parsed as { error?: { code?: string; message?: string; details?: ErrorDetail[] } } | null)?.error;
+  const details = error?.details ?? [];
   throw new ApiError(
     res.status,
     error?.code ?? 'http_error',
     error?.message ?? `HTTP ${res.status}`,
     // What was wrong with the request is shown beside its fields, in words as the rest of the
     // console; a provider's answer (a 502 of a test send) stays as the provider wrote it.
-    res.status < 500 ? (error?.details ?? []).map((d) => ({ ...d, message: messageForPeople(d.message) })) : (error?.details ?? []),
+    res.status < 500 ? details.map((d) => ({ ...d, message: messageForPeople(d.message) })) : details,
     (parsed ?? {}) as Record<string, unknown>,
   );
 }
